@@ -1,0 +1,23 @@
+//! The generator core of `uuid_ext`: pure Rust, no PostgreSQL.
+//!
+//! Everything here takes time and randomness as arguments, so every RFC 9562
+//! vector and every edge (a clock stepping back, the last representable
+//! millisecond) is a plain unit test. The PostgreSQL glue reads the clock,
+//! finds the sequencer's word (shared memory or process-local) and calls in.
+//!
+//! - [`layout`]: version and variant bits, Nil and Max (RFC 9562 §4, §5.9, §5.10)
+//! - [`time`]: Unix and Gregorian time scales and the 48-bit millisecond range
+//! - [`v7`]: the UUIDv7 layout and its 64-bit sequence word (RFC 9562 §5.7, §6.2)
+//! - [`gregorian`]: the 60-bit time of UUIDv1 and UUIDv6 (RFC 9562 §5.1, §5.6)
+//! - [`sequencer`]: the lock-free `max(candidate, last + 1)` state machine (SPEC §4)
+//! - [`rng`]: the fork-safe, buffered ChaCha generator (SPEC §5)
+
+pub mod gregorian;
+pub mod layout;
+pub mod rng;
+pub mod sequencer;
+pub mod time;
+pub mod v7;
+
+/// A UUID as its 16 bytes in network order.
+pub type Bytes = [u8; 16];

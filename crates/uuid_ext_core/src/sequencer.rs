@@ -1,0 +1,218 @@
+//! The sequencer (SPEC §4): a 64-bit word advanced lock-free by
+//! compare-and-swap to `max(candidate, last + 1)`.
+//!
+//! The word's home is the caller's business: a shared-memory atomic every
+//! backend of the server uses, or a process-local one. [`Word`] is the only
+//! thing the algorithm needs of it. A [`Session`] also remembers the last
+//! value it was given and never asks for less, so switching between words
+//! never goes backwards.
+//!
+//! The value only grows: when the clock steps back, or when more values are
+//! asked for in a millisecond than it holds, the word runs ahead of the clock
+//! until the clock catches up. At the word's maximum it stops with
+//! [`Exhausted`] instead of wrapping.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Where a sequencer word lives.
+pub trait Word {
+    fn load(&self) -> u64;
+    /// Stores `new` if the word still holds `current`; otherwise returns what it holds.
+    fn compare_exchange_weak(&self, current: u64, new: u64) -> Result<u64, u64>;
+}
+
+impl Word for AtomicU64 {
+    #[inline]
+    fn load(&self) -> u64 {
+        AtomicU64::load(self, Ordering::Relaxed)
+    }
+
+    #[inline]
+    fn compare_exchange_weak(&self, current: u64, new: u64) -> Result<u64, u64> {
+        // The word orders nothing but itself: relaxed is enough for one
+        // location's modification order to be total.
+        AtomicU64::compare_exchange_weak(self, current, new, Ordering::Relaxed, Ordering::Relaxed)
+    }
+}
+
+/// The word can go no higher: the time field is at its last value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exhausted;
+
+/// Advances `word` to `max(floor, word + 1)` and returns the new value, which
+/// no other caller of the same word is ever given. Fails, leaving the word as
+/// it is, when that would exceed `max`.
+#[inline]
+pub fn advance<W: Word + ?Sized>(word: &W, floor: u64, max: u64) -> Result<u64, Exhausted> {
+    let mut current = word.load();
+    loop {
+        let next = if current < floor {
+            floor
+        } else {
+            current.checked_add(1).ok_or(Exhausted)?
+        };
+        if next > max {
+            return Err(Exhausted);
+        }
+        match word.compare_exchange_weak(current, next) {
+            Ok(_) => return Ok(next),
+            Err(actual) => current = actual,
+        }
+    }
+}
+
+/// One session's view of a sequence: the last value it was given.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Session {
+    last: u64,
+}
+
+impl Session {
+    pub const fn new() -> Self {
+        Session { last: 0 }
+    }
+
+    /// The last value this session was given (0 before the first).
+    pub fn last(&self) -> u64 {
+        self.last
+    }
+
+    /// The next value from `word` for a clock reading `candidate`: strictly
+    /// above this session's last value and above every value `word` gave.
+    #[inline]
+    pub fn next<W: Word + ?Sized>(
+        &mut self,
+        word: &W,
+        candidate: u64,
+        max: u64,
+    ) -> Result<u64, Exhausted> {
+        let floor = candidate.max(self.last.checked_add(1).ok_or(Exhausted)?);
+        let value = advance(word, floor, max)?;
+        self.last = value;
+        Ok(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::v7;
+
+    #[test]
+    fn follows_the_clock_when_it_moves_forward() {
+        let word = AtomicU64::new(0);
+        let mut s = Session::new();
+        assert_eq!(s.next(&word, 100, u64::MAX), Ok(100));
+        assert_eq!(s.next(&word, 200, u64::MAX), Ok(200));
+        assert_eq!(word.load(Ordering::Relaxed), 200);
+    }
+
+    #[test]
+    fn same_candidate_counts_up() {
+        let word = AtomicU64::new(0);
+        let mut s = Session::new();
+        assert_eq!(s.next(&word, 100, u64::MAX), Ok(100));
+        assert_eq!(s.next(&word, 100, u64::MAX), Ok(101));
+        assert_eq!(s.next(&word, 100, u64::MAX), Ok(102));
+    }
+
+    #[test]
+    fn clock_stepping_back_one_hour_never_goes_back() {
+        let hour_ns = 3_600 * 1_000_000_000u64;
+        let now = 1_645_557_742_000u64 * 1_000_000;
+        let word = AtomicU64::new(0);
+        let mut s = Session::new();
+        let before = s.next(&word, v7::candidate(now), v7::MAX_WORD).unwrap();
+        let after = s
+            .next(&word, v7::candidate(now - hour_ns), v7::MAX_WORD)
+            .unwrap();
+        assert_eq!(after, before + 1);
+        // Once the clock passes the word again, the clock wins.
+        let later = s
+            .next(&word, v7::candidate(now + 1_000_000), v7::MAX_WORD)
+            .unwrap();
+        assert_eq!(later, v7::candidate(now + 1_000_000));
+    }
+
+    #[test]
+    fn counter_and_fraction_carry_into_the_millisecond() {
+        // The last counter step of the last fraction of a millisecond: the
+        // next value is the next millisecond's first, ahead of the clock.
+        let ms = 1_645_557_742_000u64;
+        let edge = (ms << 16) | (0xfff << 4) | 0xf;
+        let word = AtomicU64::new(edge);
+        let mut s = Session::new();
+        let next = s.next(&word, ms << 16, v7::MAX_WORD).unwrap();
+        assert_eq!(next, (ms + 1) << 16);
+        let b = v7::from_word(next, 0);
+        assert_eq!(v7::unix_ms(&b), ms + 1);
+        assert!(v7::from_word(edge, u64::MAX) < b);
+    }
+
+    #[test]
+    fn last_millisecond_is_exhausted_never_a_wrap() {
+        let word = AtomicU64::new(v7::MAX_WORD - 1);
+        let mut s = Session::new();
+        assert_eq!(s.next(&word, 0, v7::MAX_WORD), Ok(v7::MAX_WORD));
+        assert_eq!(s.next(&word, 0, v7::MAX_WORD), Err(Exhausted));
+        assert_eq!(word.load(Ordering::Relaxed), v7::MAX_WORD);
+        // A fresh session on the exhausted word fails too.
+        assert_eq!(Session::new().next(&word, 5, v7::MAX_WORD), Err(Exhausted));
+        // A smaller maximum (v6's 60 bits) stops below u64::MAX.
+        let word = AtomicU64::new((1 << 60) - 1);
+        assert_eq!(Session::new().next(&word, 0, (1 << 60) - 1), Err(Exhausted));
+        assert_eq!(
+            Session::new().next(&AtomicU64::new(0), 1 << 60, (1 << 60) - 1),
+            Err(Exhausted)
+        );
+    }
+
+    #[test]
+    fn session_never_goes_below_its_own_last_when_switching_words() {
+        let shared = AtomicU64::new(0);
+        let local = AtomicU64::new(0);
+        let mut s = Session::new();
+        let a = s.next(&shared, 1_000, u64::MAX).unwrap();
+        // Others run the shared word far ahead; this session follows it.
+        shared.store(5_000, Ordering::Relaxed);
+        let b = s.next(&shared, 1_000, u64::MAX).unwrap();
+        assert_eq!(b, 5_001);
+        // Switching to the local word (still 0) stays above b.
+        let c = s.next(&local, 1_000, u64::MAX).unwrap();
+        assert_eq!(c, 5_002);
+        assert!(a < b && b < c);
+        // Back on the shared word, which is now behind the session.
+        let d = s.next(&shared, 1_000, u64::MAX).unwrap();
+        assert_eq!(d, 5_003);
+    }
+
+    #[test]
+    fn threads_on_one_word_never_share_a_value() {
+        let word = AtomicU64::new(0);
+        let per_thread = 20_000;
+        let values: Vec<Vec<u64>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..4)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut s = Session::new();
+                        (0..per_thread)
+                            .map(|i| s.next(&word, i / 8, u64::MAX).unwrap())
+                            .collect()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for v in &values {
+            assert!(
+                v.windows(2).all(|w| w[0] < w[1]),
+                "each thread strictly increasing"
+            );
+        }
+        let mut all: Vec<u64> = values.concat();
+        let n = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), n, "no value given twice");
+    }
+}
