@@ -11,3 +11,61 @@ pg_config_for() { # major -> path of its pg_config
   esac
 }
 pg_bindir_for() { "$(pg_config_for "$1")" --bindir; }
+pg_regress_for() { echo "$(dirname "$("$(pg_config_for "$1")" --pgxs)")/../test/regress/pg_regress"; }
+
+as_user() { sudo -u "$UUID_EXT_USER" -H -- "$@"; }
+
+# A throwaway cluster run by $UUID_EXT_USER, reachable only on a Unix socket
+# in its own directory. Sets PGHOST PGPORT PGUSER PGDATABASE for psql.
+#   cluster_start MAJOR DIR PORT [postgresql.conf line ...]
+cluster_start() {
+  local major=$1 dir=$2 port=$3; shift 3
+  local bindir; bindir=$(pg_bindir_for "$major")
+  cluster_stop "$dir" 2>/dev/null || true
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  chown "$UUID_EXT_USER" "$dir"
+  as_user "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >"$dir/initdb.log" 2>&1 \
+    || { cat "$dir/initdb.log" >&2; return 1; }
+  {
+    echo "port = $port"
+    echo "listen_addresses = ''"
+    echo "unix_socket_directories = '$dir'"
+    echo "fsync = off"
+    echo "max_connections = 40"
+    echo "log_min_messages = warning"
+    for line in "$@"; do echo "$line"; done
+  } >>"$dir/data/postgresql.conf"
+  as_user "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null \
+    || { cat "$dir/server.log" >&2; return 1; }
+  echo "$bindir" >"$dir/bindir"
+  export PGHOST=$dir PGPORT=$port PGUSER=postgres PGDATABASE=postgres
+}
+
+cluster_stop() { # DIR
+  local dir=$1
+  [ -f "$dir/data/postmaster.pid" ] || return 0
+  as_user "$(cat "$dir/bindir")/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+}
+
+# Builds and installs the extension into PostgreSQL MAJOR (debug unless --release).
+install_ext() { # MAJOR [--release]
+  local major=$1; shift
+  (cd "$ROOT" && cargo pgrx install --no-default-features --features "pg$major" \
+      --pg-config "$(pg_config_for "$major")" "$@" >/dev/null)
+}
+
+# Runs the pg_regress golden tests against the cluster in $PGHOST/$PGPORT.
+# Files named *_pgNN.sql run on PostgreSQL NN only.
+run_regress() { # MAJOR OUTDIR
+  local major=$1 out=$2 tests=() f n
+  for f in "$ROOT"/tests/pg_regress/sql/*.sql; do
+    n=$(basename "$f" .sql)
+    case $n in *_pg[0-9]*) [[ $n == *_pg"$major" ]] || continue ;; esac
+    tests+=("$n")
+  done
+  mkdir -p "$out"
+  "$(pg_regress_for "$major")" --bindir="$(pg_bindir_for "$major")" \
+    --inputdir="$ROOT/tests/pg_regress" --outputdir="$out" \
+    --host="$PGHOST" --port="$PGPORT" --user=postgres --dbname=uuid_ext_regress "${tests[@]}"
+}

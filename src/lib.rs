@@ -1,1 +1,37 @@
+//! `uuid_ext`: RFC 9562 UUIDs for PostgreSQL. This crate is the PostgreSQL
+//! glue only; the generator core is `crates/uuid_ext_core`.
+
+use pgrx::prelude::*;
+
+mod bounds;
+mod error;
+mod extract;
+mod generate;
+mod pgtime;
+mod shmem;
+
 ::pgrx::pg_module_magic!(name, version);
+
+#[pg_guard]
+pub extern "C-unwind" fn _PG_init() {
+    // SAFETY: a flag PostgreSQL sets while it loads shared_preload_libraries.
+    if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
+        // In the postmaster: every backend forks from this seeded state, so
+        // the re-seed after fork is what keeps their streams apart.
+        generate::seed_random();
+    }
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+mod pg_tests;
+
+/// Required by `cargo pgrx test`.
+#[cfg(test)]
+pub mod pg_test {
+    pub fn setup(_options: Vec<&str>) {}
+
+    #[must_use]
+    pub fn postgresql_conf_options() -> Vec<&'static str> {
+        vec!["shared_preload_libraries = 'uuid_ext'"]
+    }
+}

@@ -10,10 +10,12 @@
 //! - [`v7`]: the UUIDv7 layout and its 64-bit sequence word (RFC 9562 §5.7, §6.2)
 //! - [`gregorian`]: the 60-bit time of UUIDv1 and UUIDv6 (RFC 9562 §5.1, §5.6)
 //! - [`sequencer`]: the lock-free `max(candidate, last + 1)` state machine (SPEC §4)
+//! - [`read`]: the time a UUIDv1, v6 or v7 carries
 //! - [`rng`]: the fork-safe, buffered ChaCha generator (SPEC §5)
 
 pub mod gregorian;
 pub mod layout;
+pub mod read;
 pub mod rng;
 pub mod sequencer;
 pub mod time;

@@ -1,0 +1,131 @@
+//! The generators: read the clock, draw from the sequencer and the random
+//! generator, lay out the bits (all of which the core does).
+
+use std::cell::RefCell;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use pgrx::datum::{Interval, Timestamp, TimestampWithTimeZone, Uuid};
+use pgrx::prelude::*;
+use pgrx::{PgSqlErrorCode, PgTryBuilder};
+use uuid_ext_core::rng::ForkSafeRng;
+use uuid_ext_core::sequencer::Session;
+use uuid_ext_core::{time, v7};
+
+use crate::{error, pgtime, shmem};
+
+/// This backend's generator state. PostgreSQL runs each backend in one
+/// thread, so a thread-local is a process-local.
+struct Generator {
+    v7: Session,
+    rng: ForkSafeRng,
+}
+
+thread_local! {
+    static GENERATOR: RefCell<Generator> =
+        const { RefCell::new(Generator { v7: Session::new(), rng: ForkSafeRng::new() }) };
+}
+
+/// The process drawing random numbers, as PostgreSQL knows it (set after
+/// every fork; cheaper than `getpid()`).
+#[inline]
+fn my_pid() -> i32 {
+    // SAFETY: MyProcPid is set by PostgreSQL at process start and only read here.
+    unsafe { pg_sys::MyProcPid }
+}
+
+#[inline]
+fn clock_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// Seeds the random generator now (from `_PG_init` in the postmaster), so
+/// every backend forked from it inherits a seeded state and must re-seed.
+pub fn seed_random() {
+    GENERATOR.with_borrow_mut(|g| {
+        if let Err(e) = g.rng.seed(my_pid()) {
+            pgrx::warning!("uuid_ext: {e}");
+        }
+    })
+}
+
+/// The next UUIDv7 sequence word and 64 random bits.
+#[inline]
+fn next_v7() -> (u64, u64) {
+    let candidate = v7::candidate(clock_ns());
+    let pid = my_pid();
+    GENERATOR.with_borrow_mut(|g| {
+        let word =
+            g.v7.next(shmem::v7_word(), candidate, v7::MAX_WORD)
+                .unwrap_or_else(|_| error::sequence_exhausted(v7::VERSION));
+        let random = g
+            .rng
+            .next_u64(pid)
+            .unwrap_or_else(|e| error::random_unavailable(&e));
+        (word, random)
+    })
+}
+
+fn random_tail() -> u128 {
+    let mut tail = [0u8; 16];
+    GENERATOR
+        .with_borrow_mut(|g| g.rng.fill(my_pid(), &mut tail))
+        .unwrap_or_else(|e| error::random_unavailable(&e));
+    u128::from_ne_bytes(tail)
+}
+
+/// A UUIDv7 strictly greater than every UUIDv7 this sequencer gave before.
+#[pg_extern(volatile, parallel_safe)]
+fn uuid_generate_v7() -> Uuid {
+    let (word, random) = next_v7();
+    Uuid::from_bytes(v7::from_word(word, random))
+}
+
+/// A UUIDv7 whose time is moved by `shift`, as `timestamptz + interval` moves
+/// it. The sequencer advances as for an unshifted call; the shifted time is
+/// never written back to it.
+#[pg_extern(name = "uuid_generate_v7", volatile, strict, parallel_safe)]
+fn uuid_generate_v7_shifted(shift: Interval) -> Uuid {
+    let (word, random) = next_v7();
+    let base_us = time::unix_us_of_v7_ms(word >> 16) - pgtime::PG_EPOCH_UNIX_US;
+    let base =
+        TimestampWithTimeZone::try_from(base_us).unwrap_or_else(|_| error::v7_shift_out_of_range());
+    let shifted: TimestampWithTimeZone = PgTryBuilder::new(|| base + shift)
+        .catch_when(PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW, |_| {
+            error::v7_shift_out_of_range()
+        })
+        .execute();
+    if !shifted.is_finite() {
+        error::v7_shift_out_of_range();
+    }
+    let shifted = i64::from(shifted)
+        .checked_sub(base_us)
+        .and_then(|delta_us| v7::shift(word, delta_us))
+        .unwrap_or_else(|| error::v7_shift_out_of_range());
+    Uuid::from_bytes(v7::from_word(shifted, random))
+}
+
+fn v7_at(ms: u64, zero: bool) -> Uuid {
+    let tail = if zero { 0 } else { random_tail() };
+    Uuid::from_bytes(v7::from_ms_and_tail(ms, tail))
+}
+
+/// pg_uuidv7: a UUIDv7 at the millisecond of `ts`, its other bits random,
+/// or 0 with `zero`. Never touches the sequencer. STABLE as pg_uuidv7 has it.
+#[pg_extern(stable, strict, parallel_safe)]
+fn uuid_timestamptz_to_v7(ts: TimestampWithTimeZone, zero: default!(bool, false)) -> Uuid {
+    v7_at(pgtime::v7_ms(pgtime::unix_us_of_timestamptz(ts)), zero)
+}
+
+/// pg_uuidv7: as `uuid_timestamptz_to_v7`, the timestamp read as UTC.
+#[pg_extern(stable, strict, parallel_safe)]
+fn uuid_timestamp_to_v7(ts: Timestamp, zero: default!(bool, false)) -> Uuid {
+    v7_at(pgtime::v7_ms(pgtime::unix_us_of_timestamp(ts)), zero)
+}
+
+/// The process the random generator was last seeded for.
+#[cfg(any(test, feature = "pg_test"))]
+pub fn rng_seeded_for() -> Option<i32> {
+    GENERATOR.with_borrow(|g| g.rng.seeded_for())
+}

@@ -1,0 +1,194 @@
+//! `#[pg_test]`s: run inside a backend of a cluster that preloads the
+//! library (see `pg_test::postgresql_conf_options` in lib.rs), each test in
+//! a connection of its own.
+
+#[pgrx::pg_schema]
+mod tests {
+    use pgrx::datum::{TimestampWithTimeZone, Uuid};
+    use pgrx::prelude::*;
+    use pgrx::{PgSqlErrorCode, PgTryBuilder};
+    use uuid_ext_core::{layout, v7};
+
+    use crate::{generate, shmem};
+
+    /// The SQLSTATE `f` fails with, or `None` when it succeeds.
+    fn sqlstate_of(f: impl FnOnce() + std::panic::UnwindSafe) -> Option<PgSqlErrorCode> {
+        PgTryBuilder::new(move || {
+            f();
+            None
+        })
+        .catch_others(|e| match e {
+            pg_sys::panic::CaughtError::PostgresError(r)
+            | pg_sys::panic::CaughtError::ErrorReport(r)
+            | pg_sys::panic::CaughtError::RustPanic { ereport: r, .. } => Some(r.sql_error_code()),
+        })
+        .execute()
+    }
+
+    fn gen() -> Uuid {
+        Spi::get_one::<Uuid>("SELECT uuid_generate_v7()")
+            .unwrap()
+            .unwrap()
+    }
+
+    #[pg_test]
+    fn v7_strictly_increasing_in_one_backend() {
+        let ids: Vec<Uuid> = Spi::connect(|c| {
+            c.select(
+                "SELECT uuid_generate_v7() FROM generate_series(1, 100000)",
+                None,
+                &[],
+            )
+            .unwrap()
+            .map(|row| row.get::<Uuid>(1).unwrap().unwrap())
+            .collect()
+        });
+        assert_eq!(ids.len(), 100_000);
+        assert!(ids.windows(2).all(|w| w[0].as_bytes() < w[1].as_bytes()));
+        assert!(ids.iter().all(|u| layout::version(u.as_bytes()) == Some(7)));
+    }
+
+    #[pg_test]
+    fn v7_time_is_the_clock() {
+        let before = Spi::get_one::<TimestampWithTimeZone>(
+            "SELECT date_trunc('milliseconds', clock_timestamp())",
+        )
+        .unwrap()
+        .unwrap();
+        let id = gen();
+        let after = Spi::get_one::<TimestampWithTimeZone>("SELECT clock_timestamp()")
+            .unwrap()
+            .unwrap();
+        let at = Spi::get_one_with_args::<TimestampWithTimeZone>(
+            "SELECT uuid_extract_timestamp($1)",
+            &[id.into()],
+        )
+        .unwrap()
+        .unwrap();
+        assert!(i64::from(before) <= i64::from(at) && i64::from(at) <= i64::from(after));
+    }
+
+    /// The random generator was seeded in `_PG_init` in the postmaster; this
+    /// backend inherited that state and re-seeds at its first draw (SPEC §5).
+    #[pg_test]
+    fn random_generator_reseeds_in_each_backend() {
+        // SAFETY: both are plain ints PostgreSQL sets at process start.
+        let (me, postmaster) = unsafe { (pg_sys::MyProcPid, pg_sys::PostmasterPid) };
+        assert_ne!(me, postmaster);
+        assert_eq!(
+            generate::rng_seeded_for(),
+            Some(postmaster),
+            "seeded in the postmaster by _PG_init"
+        );
+        gen();
+        assert_eq!(
+            generate::rng_seeded_for(),
+            Some(me),
+            "re-seeded for this backend"
+        );
+    }
+
+    /// A shift moves the embedded time, never the sequencer (SPEC §4).
+    #[pg_test]
+    fn shift_never_moves_the_sequencer() {
+        let far = Spi::get_one::<Uuid>("SELECT uuid_generate_v7(interval '1000 years')")
+            .unwrap()
+            .unwrap();
+        let next = gen();
+        let far_ms = v7::unix_ms(far.as_bytes());
+        let next_ms = v7::unix_ms(next.as_bytes());
+        assert!(far_ms > next_ms + 999 * 365 * 86_400_000);
+        let now_ms = Spi::get_one::<f64>("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8")
+            .unwrap()
+            .unwrap() as u64;
+        assert!(
+            next_ms <= now_ms && now_ms - next_ms < 60_000,
+            "the next UUID carries today's time"
+        );
+    }
+
+    /// A whole-millisecond shift keeps the fraction and counter of the step.
+    #[pg_test]
+    fn shift_keeps_fraction_and_counter() {
+        let a = Spi::get_one::<Uuid>("SELECT uuid_generate_v7(interval '1 hour')")
+            .unwrap()
+            .unwrap();
+        let b = gen();
+        let (wa, wb) = (v7::word(a.as_bytes()), v7::word(b.as_bytes()));
+        let hour = 3_600_000u64 << 16;
+        // `a` is one step before `b` in the sequence, moved an hour ahead.
+        assert!(wa > wb && wa - hour < wb, "a = {wa:x}, b = {wb:x}");
+    }
+
+    #[pg_test]
+    fn exhausted_sequencer_is_22008_never_a_wrap() {
+        // Run with the process-local word, whatever the preload gives.
+        Spi::run("SET uuid_ext.monotonicity = 'backend'").ok();
+        shmem::set_local_v7_for_test(v7::MAX_WORD);
+        assert_eq!(
+            sqlstate_of(|| {
+                gen();
+            }),
+            Some(PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW)
+        );
+        // One step below the end, the last UUID is made, then 22008 again.
+        shmem::set_local_v7_for_test(v7::MAX_WORD - 1);
+        let last = gen();
+        assert_eq!(
+            u128::from_be_bytes(*last.as_bytes()) >> 58,
+            u128::from_be_bytes(v7::from_word(v7::MAX_WORD, 0)) >> 58
+        );
+        assert_eq!(
+            sqlstate_of(|| {
+                gen();
+            }),
+            Some(PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW)
+        );
+    }
+
+    #[pg_test]
+    fn errors_carry_their_sqlstate() {
+        let overflow = Some(PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW);
+        for q in [
+            "SELECT uuid_v7_lower_bound('infinity')",
+            "SELECT uuid_v7_upper_bound('1969-12-31 23:59:59.999 UTC')",
+            "SELECT uuid_timestamptz_to_v7('-infinity')",
+            "SELECT uuid_timestamp_to_v7('10889-08-02 05:31:50.656')",
+            "SELECT uuid_generate_v7(interval '-60 years')",
+            "SELECT uuid_generate_v7(interval '100000 years')",
+        ] {
+            assert_eq!(sqlstate_of(|| Spi::run(q).unwrap()), overflow, "{q}");
+        }
+        assert_eq!(
+            sqlstate_of(|| Spi::run("SELECT uuid_v7_lower_bound('1970-01-01 UTC')").unwrap()),
+            None
+        );
+    }
+
+    #[pg_test(error = "timestamp out of range for a UUIDv7")]
+    fn bound_of_infinity_fails_with_its_message() {
+        Spi::run("SELECT uuid_v7_upper_bound('infinity')").unwrap();
+    }
+
+    #[pg_test]
+    fn strict_functions_return_null_for_null() {
+        for q in [
+            "SELECT uuid_generate_v7(NULL::interval)",
+            "SELECT uuid_extract_timestamp(NULL)::text",
+            "SELECT uuid_extract_version(NULL)::text",
+            "SELECT uuid_v7_lower_bound(NULL)",
+            "SELECT uuid_v7_upper_bound(NULL)",
+            "SELECT uuid_v7_to_timestamptz(NULL)::text",
+            "SELECT uuid_v7_to_timestamp(NULL)::text",
+            "SELECT uuid_timestamptz_to_v7(NULL)",
+            "SELECT uuid_timestamp_to_v7(NULL)",
+            "SELECT uuid_timestamptz_to_v7(now(), NULL)",
+        ] {
+            assert_eq!(
+                Spi::get_one::<String>(&format!("SELECT ({q})::text")).unwrap(),
+                None,
+                "{q}"
+            );
+        }
+    }
+}

@@ -1,0 +1,24 @@
+-- uuid_ext installs into a schema that already has uuid-ossp, and the two
+-- work side by side (no name of uuid-ossp's is reused). PostgreSQL 15 only:
+-- the builds of 16 and 18 used here ship no contrib modules.
+CREATE EXTENSION "uuid-ossp";
+CREATE EXTENSION uuid_ext;
+SELECT e.extname, n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+WHERE e.extname IN ('uuid-ossp', 'uuid_ext') ORDER BY 1;
+
+-- Both extensions' functions resolve, each to its own.
+SELECT uuid_extract_version(uuid_generate_v1()) AS ossp_v1,
+       uuid_extract_version(uuid_generate_v4()) AS ossp_v4,
+       uuid_extract_version(uuid_generate_v5(uuid_ns_url(), 'https://example.com')) AS ossp_v5,
+       uuid_extract_version(uuid_generate_v7()) AS ours_v7;
+-- Our reader on uuid-ossp's time-based UUID: the time of now.
+SELECT abs(extract(epoch FROM uuid_extract_timestamp(uuid_generate_v1()) - now())) < 60 AS v1_time_is_now;
+
+-- Either can be dropped and re-created without the other.
+DROP EXTENSION uuid_ext;
+SELECT uuid_nil() = '00000000-0000-0000-0000-000000000000' AS ossp_still_there;
+CREATE EXTENSION uuid_ext;
+DROP EXTENSION "uuid-ossp";
+CREATE EXTENSION "uuid-ossp";
+DROP EXTENSION "uuid-ossp";
+DROP EXTENSION uuid_ext;
