@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Renders bench/results.json and criterion's estimates as bench/RESULTS.md."""
+import argparse
+import datetime
+import glob
+import json
+import os
+import platform
+import subprocess
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, text=True, capture_output=True).stdout.strip()
+    except OSError:
+        return "?"
+
+
+def machine(pg_config):
+    cpu = sh("lscpu | sed -n 's/^Model name: *//p'") or platform.processor()
+    mem = sh("awk '/MemTotal/ {printf \"%.0f GiB\", $2/1048576}' /proc/meminfo")
+    osname = sh(". /etc/os-release && echo $PRETTY_NAME")
+    return [
+        ("date", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
+        ("commit", sh("git rev-parse --short HEAD") + (" (with uncommitted changes)" if sh("git status --porcelain") else "")),
+        ("CPU", f"{cpu}, {os.cpu_count()} cores"),
+        ("memory", mem),
+        ("OS", f"{osname}, Linux {platform.release()}"),
+        ("PostgreSQL", sh(f"{pg_config} --version") + " (Debian package, with OpenSSL)"),
+        ("Rust", sh("rustc --version") + ", pgrx 0.18.1, release build, fat LTO"),
+    ]
+
+
+def criterion(dir_):
+    rows = []
+    for f in sorted(glob.glob(os.path.join(dir_, "*", "new", "estimates.json"))):
+        name = json.load(open(os.path.join(os.path.dirname(f), "benchmark.json")))["title"]
+        est = json.load(open(f))
+        rows.append((name, est["median"]["point_estimate"]))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json", required=True)
+    ap.add_argument("--criterion", required=True)
+    ap.add_argument("--pg-config", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    r = json.load(open(a.json))
+    out = ["# Benchmark results", "",
+           "Written by `scripts/bench` (see the README's Benchmarks section); do not edit by hand.", "",
+           "| | |", "|---|---|"]
+    out += [f"| {k} | {v} |" for k, v in machine(a.pg_config)]
+
+    g = r["generation"]
+    base = g["gen_random_uuid()"]["net_ns"]
+    out += ["", "## Generation cost per UUID", "",
+            f"`SELECT count(x) FROM (SELECT f() AS x FROM generate_series(1, {r['gen_rows']})) s`, "
+            f"timed in the server; {r['rounds']} rounds, the functions alternated in each (who goes first rotates); "
+            "medians. *Net* subtracts the same loop returning a constant uuid.", "",
+            "| function | per row (ns) | net (ns) | net × gen_random_uuid() | runs (ns per row) |",
+            "|---|---:|---:|---:|---|"]
+    for name, v in g.items():
+        runs = ", ".join(f"{x:.0f}" for x in v["runs_ns"])
+        ratio = "" if name == "empty loop" else f"{v['net_ns'] / base:.3f}"
+        out.append(f"| `{name}` | {v['median_ns']:.1f} | {v['net_ns']:.1f} | {ratio} | {runs} |")
+    v7 = g["uuid_generate_v7()"]["net_ns"] / base
+    out += ["", f"**Target** (issue 2): `uuid_generate_v7()` at most 0.15 × the net cost of `gen_random_uuid()`: "
+            f"measured **{v7:.3f}** ({'met' if v7 <= 0.15 else 'NOT met'})."]
+
+    ix = r["index"]
+    out += ["", "## Index locality", "",
+            f"`INSERT INTO t (n) SELECT generate_series(1, {r['index_rows']})` into a fresh "
+            "`t (id uuid PRIMARY KEY DEFAULT f(), n int)`, after a CHECKPOINT; "
+            f"{len(ix['v7']['runs']['insert_s'])} rounds, v7 and v4 alternating who goes first; medians.", "",
+            "| key | insert (s) | primary-key index (MiB) | table (MiB) |", "|---|---:|---:|---:|"]
+    for k, f in (("v7", "uuid_generate_v7()"), ("v4", "gen_random_uuid()")):
+        d = ix[k]
+        out.append(f"| {k}: `{f}` | {d['insert_s']:.2f} | {d['index_bytes'] / 2**20:.1f} | {d['table_bytes'] / 2**20:.1f} |")
+    size = ix["v7"]["index_bytes"] / ix["v4"]["index_bytes"]
+    out += ["", f"**Target** (issue 2): v7's index at most 0.8 × v4's: measured **{size:.3f}** "
+            f"({'met' if size <= 0.8 else 'NOT met'}); v7's insert took {ix['v7']['insert_s'] / ix['v4']['insert_s']:.2f} × v4's time.",
+            "", "How far the embedded time ran ahead of the clock, in whole milliseconds (0 or less: never ahead of the clock's millisecond):", "",
+            f"- right after each 3-million-row insert, the next UUID's time against the clock: at most {ix['v7_lead_after_insert_ms_max']:.0f} ms;",
+            f"- a burst of {r['index_rows']:,} `uuid_generate_v7()` in one backend as fast as it goes, each UUID's "
+            f"time against `clock_timestamp()` read beside it: at most {ix['v7_max_lead_burst_ms']:.0f} ms."]
+
+    rows = criterion(a.criterion)
+    if rows:
+        out += ["", "## The generator core alone", "",
+                "`cargo bench -p uuid_ext_core` (criterion, median):", "",
+                "| benchmark | ns |", "|---|---:|"]
+        out += [f"| {n} | {ns:.1f} |" for n, ns in rows]
+    open(a.out, "w").write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()

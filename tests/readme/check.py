@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Keeps the README true (STYLE habit 11).
+
+1. Every ```sql block of README.md runs, in order, each in a fresh database,
+   with psql's ON_ERROR_STOP. A block that does not create the extension
+   itself gets one where `CREATE EXTENSION uuid_ext` already ran. A line
+   `<!-- readme-test: setup=FILE check=FILE -->` right before a block names
+   SQL files (relative to the repository) run before and after it.
+2. The functions the README's SQL reference documents are exactly the
+   functions the extension installs: none missing, none undocumented.
+
+Needs PGHOST, PGPORT and PGUSER of a running cluster with the extension
+installed; psql is given with --psql.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def sql_blocks(text):
+    lines = text.splitlines()
+    blocks, i = [], 0
+    while i < len(lines):
+        if lines[i].strip() == "```sql":
+            opts = {}
+            if i > 0:
+                m = re.match(r"\s*<!--\s*readme-test:(.*)-->", lines[i - 1])
+                if m:
+                    opts = dict(kv.split("=", 1) for kv in m.group(1).split())
+            start = i + 1
+            i += 1
+            while lines[i].strip() != "```":
+                i += 1
+            blocks.append((start + 1, "\n".join(lines[start:i]) + "\n", opts))
+        i += 1
+    return blocks
+
+
+def psql(args, dbname, sql=None, file=None):
+    cmd = [args.psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dbname]
+    cmd += ["-f", file] if file else ["-f", "-"]
+    return subprocess.run(cmd, input=sql, text=True, capture_output=True)
+
+
+def documented_functions(text):
+    """Function names in the rows of the SQL reference's tables."""
+    section = text.split("## SQL reference", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"^\|\s*`([a-z_0-9]+)\(", section, flags=re.M))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--psql", required=True)
+    args = ap.parse_args()
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    failures = 0
+
+    for n, (line, sql, opts) in enumerate(sql_blocks(readme), 1):
+        db = f"readme_block_{n}"
+        psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}"; CREATE DATABASE "{db}";')
+        steps = []
+        if "CREATE EXTENSION uuid_ext" not in sql:
+            steps.append(("create extension", "CREATE EXTENSION uuid_ext;\n", None))
+        if "setup" in opts:
+            steps.append(("setup " + opts["setup"], None, os.path.join(ROOT, opts["setup"])))
+        steps.append((f"README.md:{line}", sql, None))
+        if "check" in opts:
+            steps.append(("check " + opts["check"], None, os.path.join(ROOT, opts["check"])))
+        ok = True
+        for what, text, file in steps:
+            r = psql(args, db, text, file)
+            if r.returncode != 0:
+                print(f"FAIL block {n} (README.md line {line}) at {what}:\n{r.stdout}{r.stderr}")
+                ok = False
+                break
+        psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}";')
+        print(f"{'ok  ' if ok else 'FAIL'} README.md:{line} block {n}" + (f" {opts}" if opts else ""))
+        failures += not ok
+
+    db = "readme_functions"
+    psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}"; CREATE DATABASE "{db}";')
+    r = subprocess.run(
+        [args.psql, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db, "-c", "CREATE EXTENSION uuid_ext",
+         "-c", """SELECT DISTINCT p.proname FROM pg_proc p
+                  JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+                  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'uuid_ext'"""],
+        text=True, capture_output=True)
+    psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}";')
+    if r.returncode != 0:
+        print(r.stderr)
+        return 1
+    installed = set(r.stdout.split())
+    documented = documented_functions(readme)
+    missing = installed - documented
+    phantom = documented - installed
+    if missing:
+        print(f"FAIL installed but not in the README's SQL reference: {sorted(missing)}")
+    if phantom:
+        print(f"FAIL in the README's SQL reference but not installed: {sorted(phantom)}")
+    if not missing and not phantom:
+        print(f"ok   the README documents exactly the {len(installed)} installed functions")
+    return 1 if failures or missing or phantom else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
