@@ -98,9 +98,10 @@ mod tests {
         let far_ms = v7::unix_ms(far.as_bytes());
         let next_ms = v7::unix_ms(next.as_bytes());
         assert!(far_ms > next_ms + 999 * 365 * 86_400_000);
-        let now_ms = Spi::get_one::<f64>("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8")
-            .unwrap()
-            .unwrap() as u64;
+        let now_ms =
+            Spi::get_one::<f64>("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8")
+                .unwrap()
+                .unwrap() as u64;
         assert!(
             next_ms <= now_ms && now_ms - next_ms < 60_000,
             "the next UUID carries today's time"
