@@ -29,7 +29,7 @@ INSERT INTO orders (item) VALUES ('after the move');
 INSERT INTO audit DEFAULT VALUES;
 DO $$
 BEGIN
-  IF (SELECT id FROM orders WHERE item = 'after the move') <= (SELECT max(id) FROM orders WHERE item <> 'after the move') THEN
+  IF (SELECT id FROM orders WHERE item = 'after the move') <= (SELECT id FROM orders WHERE item <> 'after the move' ORDER BY id DESC LIMIT 1) THEN
     RAISE EXCEPTION 'new key does not sort after the old ones';
   END IF;
   IF (SELECT count(*) FROM audit WHERE uuid_extract_version(id) = 7) <> 2 THEN
