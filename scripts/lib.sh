@@ -7,7 +7,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 pg_config_for() { # major -> path of its pg_config
   case $1 in
     15) echo /usr/lib/postgresql/15/bin/pg_config ;;
-    *) echo "$UUID_EXT_PG_ROOT/pg$1/bin/pg_config" ;;
+    *) echo "$UUID_EXT_PG_ROOT/pg$1/pgserver/pginstall/bin/pg_config" ;;
   esac
 }
 pg_bindir_for() { "$(pg_config_for "$1")" --bindir; }
