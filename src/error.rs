@@ -7,8 +7,9 @@ use pgrx::{PgLogLevel, PgSqlErrorCode};
 pub const V7_RANGE: &str =
     "A UUIDv7 holds times from 1970-01-01 00:00:00 UTC to 10889-08-02 05:31:50.655 UTC.";
 
+#[track_caller]
 fn raise(code: PgSqlErrorCode, message: String, detail: Option<&str>, hint: Option<&str>) -> ! {
-    let mut report = ErrorReport::new(code, message, "");
+    let mut report = ErrorReport::new(code, message, "uuid_ext");
     if let Some(d) = detail {
         report = report.set_detail(d);
     }
@@ -20,6 +21,7 @@ fn raise(code: PgSqlErrorCode, message: String, detail: Option<&str>, hint: Opti
 }
 
 /// 22008: a timestamp given to a UUIDv7 function is outside what it holds.
+#[track_caller]
 pub fn v7_timestamp_out_of_range() -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW,
@@ -30,6 +32,7 @@ pub fn v7_timestamp_out_of_range() -> ! {
 }
 
 /// 22008: `uuid_generate_v7(shift)` would leave the UUIDv7 time range.
+#[track_caller]
 pub fn v7_shift_out_of_range() -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW,
@@ -40,6 +43,7 @@ pub fn v7_shift_out_of_range() -> ! {
 }
 
 /// 22008: the sequencer reached the last value its time field holds.
+#[track_caller]
 pub fn sequence_exhausted(version: u8) -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW,
@@ -50,6 +54,7 @@ pub fn sequence_exhausted(version: u8) -> ! {
 }
 
 /// XX000: the operating system would not seed the random generator.
+#[track_caller]
 pub fn random_unavailable(cause: &uuid_ext_core::rng::SeedError) -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,

@@ -5,7 +5,7 @@ CREATE EXTENSION uuid_ext;
 SET TIME ZONE 'UTC';
 
 -- An unqualified call reaches core's.
-SELECT p.oid::regprocedure::text AS resolves_to
+SELECT p.pronamespace::regnamespace AS resolves_to_schema
 FROM pg_proc p WHERE p.oid = 'uuid_extract_timestamp'::regproc;
 
 -- On our UUIDv7s, core reads what we read.
