@@ -36,7 +36,9 @@ cluster_start() {
     echo "log_min_messages = warning"
     for line in "$@"; do echo "$line"; done
   } >>"$dir/data/postgresql.conf"
-  as_user "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null \
+  # UUID_EXT_CLUSTER_ENV: extra VAR=value words for the server's environment.
+  # shellcheck disable=SC2086
+  as_user env ${UUID_EXT_CLUSTER_ENV:-} "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null \
     || { cat "$dir/server.log" >&2; return 1; }
   echo "$bindir" >"$dir/bindir"
   export PGHOST=$dir PGPORT=$port PGUSER=postgres PGDATABASE=postgres

@@ -7,17 +7,24 @@ mod bounds;
 mod error;
 mod extract;
 mod generate;
+mod guc;
+mod info;
 mod pgtime;
 mod shmem;
 
 ::pgrx::pg_module_magic!(name, version);
 
+/// Runs once in each process that loads the library: in the postmaster when
+/// preloaded (and every backend inherits what it did), else in each backend
+/// at its first call. Nothing here speaks: it runs on every connection.
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
+    guc::register();
     // SAFETY: a flag PostgreSQL sets while it loads shared_preload_libraries.
     if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
-        // In the postmaster: every backend forks from this seeded state, so
-        // the re-seed after fork is what keeps their streams apart.
+        shmem::init_preloaded();
+        // Every backend forks from this seeded state, so the re-seed after
+        // fork is what keeps their random streams apart.
         generate::seed_random();
     }
 }

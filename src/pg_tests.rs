@@ -50,6 +50,8 @@ mod tests {
 
     #[pg_test]
     fn v7_time_is_the_clock() {
+        // This backend's own word: another test runs the shared one ahead.
+        Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
         let before = Spi::get_one::<TimestampWithTimeZone>(
             "SELECT date_trunc('milliseconds', clock_timestamp())",
         )
@@ -122,9 +124,57 @@ mod tests {
     }
 
     #[pg_test]
+    fn preloaded_session_uses_the_shared_word() {
+        let info = Spi::get_one::<pgrx::datum::JsonB>("SELECT uuid_ext_info()")
+            .unwrap()
+            .unwrap()
+            .0;
+        assert_eq!(info["preloaded"], true);
+        assert_eq!(info["sequencer"], "shared");
+        assert_eq!(info["version"], env!("CARGO_PKG_VERSION"));
+        assert!(std::ptr::eq(shmem::v7_word(), shmem::v7_word()));
+        let shared = shmem::v7_word() as *const _;
+        Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
+        assert!(
+            !std::ptr::eq(shmem::v7_word(), shared),
+            "backend mode uses the process-local word"
+        );
+        let info = Spi::get_one::<pgrx::datum::JsonB>("SELECT uuid_ext_info()")
+            .unwrap()
+            .unwrap()
+            .0;
+        assert_eq!(info["sequencer"], "backend");
+    }
+
+    /// Switching modes never goes below the session's own last value (SPEC §3),
+    /// even when the word switched to is behind it.
+    #[pg_test]
+    fn switching_modes_never_goes_backwards() {
+        // Run this backend's own word 5 ms ahead of the shared one (small:
+        // the other tests share that word, and it follows this session).
+        Spi::run("SET uuid_ext.monotonicity = 'shared'").unwrap();
+        let shared_now = v7::word(gen().as_bytes());
+        shmem::set_local_v7_for_test(shared_now + 5 * v7::WORD_UNITS_PER_MS);
+        Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
+        let on_local = gen();
+        assert!(v7::word(on_local.as_bytes()) > shared_now + 5 * v7::WORD_UNITS_PER_MS);
+        Spi::run("SET uuid_ext.monotonicity = 'shared'").unwrap();
+        let on_shared = gen();
+        assert!(
+            on_shared.as_bytes() > on_local.as_bytes(),
+            "switching to shared went backwards"
+        );
+        Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
+        assert!(
+            gen().as_bytes() > on_shared.as_bytes(),
+            "switching back went backwards"
+        );
+    }
+
+    #[pg_test]
     fn exhausted_sequencer_is_22008_never_a_wrap() {
-        // Run with the process-local word, whatever the preload gives.
-        Spi::run("SET uuid_ext.monotonicity = 'backend'").ok();
+        // Run with the process-local word: the shared one serves the other tests.
+        Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
         shmem::set_local_v7_for_test(v7::MAX_WORD);
         assert_eq!(
             sqlstate_of(|| {

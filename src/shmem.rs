@@ -1,19 +1,158 @@
-//! Where the sequencer words live. Today: process-local atomics, so UUIDs
-//! are ordered within each backend. (The shared-memory words come with the
-//! preloaded library.)
+//! Where the sequencer words live (SPEC §4).
+//!
+//! With `shared_preload_libraries = 'uuid_ext'` the postmaster places one
+//! word per version in shared memory, and every backend and parallel worker
+//! (all forked from it) advances the same word: UUIDs are ordered across the
+//! whole server. Otherwise, and when a session sets
+//! `uuid_ext.monotonicity = backend`, each process uses a word of its own.
+//!
+//! A crash restart rebuilds shared memory. Before the old segment goes, the
+//! postmaster copies the words into its own memory (an `on_shmem_exit`
+//! callback, which runs in the postmaster while the segment is still
+//! attached) and the rebuilt segment starts from them, so values stay above
+//! everything given before the crash even when the words had run ahead of
+//! the clock.
 
-use std::sync::atomic::AtomicU64;
+use std::ptr::null_mut;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+
+use pgrx::pg_sys;
+use pgrx::prelude::*;
+
+use crate::guc::{self, Monotonicity};
+
+/// The words in shared memory.
+#[repr(C)]
+struct SharedWords {
+    v7: AtomicU64,
+    /// Reserved for UUIDv6's 60-bit time (its own sequence).
+    v6: AtomicU64,
+}
+
+/// Null until this process can reach the shared words: set in the postmaster
+/// by the startup hook, inherited by every process forked from it. This is
+/// the flag of whether shared memory exists (pgrx's `PgAtomic` raises an
+/// ERROR when touched without preloading).
+static SHARED: AtomicPtr<SharedWords> = AtomicPtr::new(null_mut());
+/// Whether `_PG_init` ran while preloading.
+static PRELOADED: AtomicBool = AtomicBool::new(false);
+/// The postmaster's copies of the words, taken as shared memory is torn down.
+static CARRIED_V7: AtomicU64 = AtomicU64::new(0);
+static CARRIED_V6: AtomicU64 = AtomicU64::new(0);
 
 static LOCAL_V7: AtomicU64 = AtomicU64::new(0);
+
+const SEGMENT_NAME: &std::ffi::CStr = c"uuid_ext sequencer";
+
+static mut PREV_SHMEM_STARTUP_HOOK: pg_sys::shmem_startup_hook_type = None;
+#[cfg(not(any(feature = "pg13", feature = "pg14")))]
+static mut PREV_SHMEM_REQUEST_HOOK: pg_sys::shmem_request_hook_type = None;
+
+/// Asks for the shared words; from `_PG_init` in the postmaster while it
+/// loads `shared_preload_libraries`.
+pub fn init_preloaded() {
+    PRELOADED.store(true, Ordering::Relaxed);
+    // SAFETY: _PG_init runs once in the postmaster before any backend
+    // exists; the hooks are chained, the previous ones called first.
+    unsafe {
+        #[cfg(any(feature = "pg13", feature = "pg14"))]
+        pg_sys::RequestAddinShmemSpace(std::mem::size_of::<SharedWords>());
+        #[cfg(not(any(feature = "pg13", feature = "pg14")))]
+        {
+            PREV_SHMEM_REQUEST_HOOK = pg_sys::shmem_request_hook;
+            pg_sys::shmem_request_hook = Some(shmem_request);
+        }
+        PREV_SHMEM_STARTUP_HOOK = pg_sys::shmem_startup_hook;
+        pg_sys::shmem_startup_hook = Some(shmem_startup);
+    }
+}
+
+#[cfg(not(any(feature = "pg13", feature = "pg14")))]
+#[pg_guard]
+unsafe extern "C-unwind" fn shmem_request() {
+    // SAFETY: called by the postmaster during its shared-memory request phase.
+    unsafe {
+        if let Some(prev) = PREV_SHMEM_REQUEST_HOOK {
+            prev();
+        }
+        pg_sys::RequestAddinShmemSpace(std::mem::size_of::<SharedWords>());
+    }
+}
+
+#[pg_guard]
+unsafe extern "C-unwind" fn shmem_startup() {
+    // SAFETY: called by the postmaster each time it (re)creates shared
+    // memory, after the space asked for was reserved. AddinShmemInitLock is
+    // MainLWLockArray[21] in PostgreSQL 13 to 18.
+    unsafe {
+        if let Some(prev) = PREV_SHMEM_STARTUP_HOOK {
+            prev();
+        }
+        let lock = &raw mut (*pg_sys::MainLWLockArray.add(21)).lock;
+        pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE);
+        let mut found = false;
+        let words = pg_sys::ShmemInitStruct(
+            SEGMENT_NAME.as_ptr(),
+            std::mem::size_of::<SharedWords>(),
+            &mut found,
+        )
+        .cast::<SharedWords>();
+        if !found {
+            words.write(SharedWords {
+                v7: AtomicU64::new(CARRIED_V7.load(Ordering::Relaxed)),
+                v6: AtomicU64::new(CARRIED_V6.load(Ordering::Relaxed)),
+            });
+        }
+        pg_sys::LWLockRelease(lock);
+        SHARED.store(words, Ordering::Release);
+        if !pg_sys::IsUnderPostmaster {
+            // The list of exit callbacks is emptied each time it runs: add
+            // ours again for each new segment.
+            pg_sys::on_shmem_exit(Some(carry_words), pg_sys::Datum::from(0usize));
+        }
+    }
+}
+
+/// In the postmaster, as shared memory is torn down (a crash restart, or the
+/// end): keep the words' values for the next segment.
+#[pg_guard]
+unsafe extern "C-unwind" fn carry_words(_code: std::ffi::c_int, _arg: pg_sys::Datum) {
+    let words = SHARED.swap(null_mut(), Ordering::AcqRel);
+    // SAFETY: exit callbacks run before the segment is detached (PostgreSQL
+    // runs them in reverse order of registration, and the detach was
+    // registered when the segment was created, before this one).
+    if let Some(words) = unsafe { words.as_ref() } {
+        CARRIED_V7.fetch_max(words.v7.load(Ordering::Relaxed), Ordering::Relaxed);
+        CARRIED_V6.fetch_max(words.v6.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+}
+
+fn shared() -> Option<&'static SharedWords> {
+    // SAFETY: non-null only once the postmaster placed the words in a
+    // segment that stays mapped for this process's life.
+    unsafe { SHARED.load(Ordering::Acquire).as_ref() }
+}
+
+pub fn preloaded() -> bool {
+    PRELOADED.load(Ordering::Relaxed)
+}
+
+/// What this session draws from now: `true` for the shared words.
+pub fn uses_shared() -> bool {
+    guc::monotonicity() == Monotonicity::Shared && shared().is_some()
+}
 
 /// The word the next UUIDv7 is drawn from.
 #[inline]
 pub fn v7_word() -> &'static AtomicU64 {
-    &LOCAL_V7
+    match shared() {
+        Some(words) if guc::monotonicity() == Monotonicity::Shared => &words.v7,
+        _ => &LOCAL_V7,
+    }
 }
 
 /// Tests build the word at its edge rather than wait 8,000 years.
 #[cfg(any(test, feature = "pg_test"))]
 pub fn set_local_v7_for_test(value: u64) {
-    LOCAL_V7.store(value, std::sync::atomic::Ordering::Relaxed);
+    LOCAL_V7.store(value, Ordering::Relaxed);
 }

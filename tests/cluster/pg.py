@@ -1,0 +1,81 @@
+"""Small helpers for the cluster tests: psql as a subprocess, UUID fields."""
+import os
+import subprocess
+import sys
+import time
+
+
+def psql_path():
+    return os.environ["PSQL"]
+
+
+def q(sql, db="postgres", check=True):
+    """Runs SQL in one session; returns stdout (unaligned, tuples only)."""
+    r = subprocess.run([psql_path(), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db, "-c", sql],
+                       text=True, capture_output=True)
+    if check and r.returncode != 0:
+        fail(f"query failed: {sql}\n{r.stderr}")
+    return r.stdout.strip()
+
+
+def session(script, db="postgres"):
+    """Starts a psql session running `script`; returns the Popen."""
+    return subprocess.Popen([psql_path(), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def start(script, db="postgres"):
+    p = session(script, db)
+    p.stdin.write(script)
+    p.stdin.close()
+    return p
+
+
+def finish(p):
+    out = p.stdout.read()
+    err = p.stderr.read()
+    if p.wait() != 0:
+        fail(f"session failed:\n{err}")
+    return out
+
+
+def wait_for(pred, what, timeout=60):
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        if pred():
+            return
+        time.sleep(0.1)
+    fail(f"timed out waiting for {what}")
+
+
+def word(u):
+    """The sequencer's 64 bits of a UUIDv7 laid out by uuid_ext: 48-bit ms,
+    12-bit fraction, 4-bit counter (bits 0-47, 52-63, 66-69)."""
+    ms = u >> 80
+    fraction = (u >> 64) & 0xFFF
+    counter = (u >> 58) & 0xF
+    return (ms << 16) | (fraction << 4) | counter
+
+
+def random_bits(u):
+    """The 58 random bits (70-127)."""
+    return u & ((1 << 58) - 1)
+
+
+def parse(lines):
+    """'n|uuid' lines -> list of uuid ints in n order."""
+    rows = []
+    for line in lines.splitlines():
+        n, u = line.split("|")
+        rows.append((int(n), int(u.replace("-", ""), 16)))
+    rows.sort()
+    return [u for _, u in rows]
+
+
+def ok(msg):
+    print(f"ok   {msg}", flush=True)
+
+
+def fail(msg):
+    print(f"FAIL {msg}", flush=True)
+    sys.exit(1)
