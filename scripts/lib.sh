@@ -57,17 +57,18 @@ install_ext() { # MAJOR [--release]
       --pg-config "$(pg_config_for "$major")" "$@" >/dev/null)
 }
 
-# Runs the pg_regress golden tests against the cluster in $PGHOST/$PGPORT.
+# Runs pg_regress golden tests (INPUTDIR/sql, INPUTDIR/expected; default
+# tests/pg_regress) against the cluster in $PGHOST/$PGPORT.
 # Files named *_pgNN.sql run on PostgreSQL NN only.
-run_regress() { # MAJOR OUTDIR
-  local major=$1 out=$2 tests=() f n
-  for f in "$ROOT"/tests/pg_regress/sql/*.sql; do
+run_regress() { # MAJOR OUTDIR [INPUTDIR]
+  local major=$1 out=$2 in=${3:-$ROOT/tests/pg_regress} tests=() f n
+  for f in "$in"/sql/*.sql; do
     n=$(basename "$f" .sql)
     case $n in *_pg[0-9]*) [[ $n == *_pg"$major" ]] || continue ;; esac
     tests+=("$n")
   done
   mkdir -p "$out"
   "$(pg_regress_for "$major")" --bindir="$(pg_bindir_for "$major")" \
-    --inputdir="$ROOT/tests/pg_regress" --outputdir="$out" \
+    --inputdir="$in" --outputdir="$out" \
     --host="$PGHOST" --port="$PGPORT" --user=postgres --dbname=uuid_ext_regress "${tests[@]}"
 }

@@ -1,0 +1,22 @@
+-- Without shared_preload_libraries: the extension installs with one NOTICE
+-- naming the setting, works, and orders per backend; nothing fails, and
+-- nothing else speaks (SPEC §3).
+SHOW shared_preload_libraries;
+CREATE EXTENSION uuid_ext;
+SELECT uuid_ext_info() -> 'preloaded' AS preloaded, uuid_ext_info() ->> 'sequencer' AS sequencer;
+-- shared is asked for, backend is what there is: a silent fallback.
+SHOW uuid_ext.monotonicity;
+SELECT count(*) AS made, count(DISTINCT id) AS distinct_ids,
+       count(*) FILTER (WHERE NOT prev < id) AS out_of_order
+FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev
+      FROM (SELECT n, uuid_generate_v7() AS id FROM generate_series(1, 10000) n) s) t;
+SET uuid_ext.monotonicity = backend;
+SELECT uuid_ext_info() ->> 'sequencer' AS sequencer;
+SELECT uuid_extract_version(uuid_generate_v7()) AS version;
+-- A new connection that uses the extension says nothing.
+\connect
+SELECT uuid_extract_version(uuid_generate_v7()) AS version;
+-- The NOTICE comes once per CREATE EXTENSION.
+DROP EXTENSION uuid_ext;
+CREATE EXTENSION uuid_ext;
+DROP EXTENSION uuid_ext;
