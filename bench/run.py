@@ -6,13 +6,18 @@ Measures, functions alternated in every round, medians over the rounds:
   index   3 million rows inserted in one statement into a table whose uuid
           primary key defaults to a v7 or a v4 generator: insert time and
           primary-key index size; and how far the embedded time ran ahead
+  pgbench 8 clients inserting into a table whose uuid primary key defaults to
+          each generator: transactions per second, failed transactions
 Writes a Markdown report to --out.
 """
 import argparse
 import json
+import os
+import re
 import statistics
 import subprocess
 import sys
+import tempfile
 
 NIL = "'00000000-0000-0000-0000-000000000000'::uuid"
 
@@ -36,18 +41,24 @@ def setup(db):
             BEGIN t0 := clock_timestamp(); EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0); END $$""")
 
 
+BACKEND = "SET uuid_ext.monotonicity = backend; "
+
+
 def generation(db, rows, rounds, extra):
-    gens = {"empty loop": NIL, "gen_random_uuid()": "gen_random_uuid()",
-            "uuid_generate_v7()": "uuid_generate_v7()",
-            "uuid_generate_v7('1 hour')": "uuid_generate_v7(interval '1 hour')"}
-    gens.update(extra)
+    # name: (setting, expression)
+    gens = {"empty loop": ("", NIL), "gen_random_uuid()": ("", "gen_random_uuid()"),
+            "uuid_generate_v7()": ("", "uuid_generate_v7()"),
+            "uuid_generate_v7(), backend word": (BACKEND, "uuid_generate_v7()"),
+            "uuid_generate_v7('1 hour')": ("", "uuid_generate_v7(interval '1 hour')")}
+    gens.update({k: ("", v) for k, v in extra.items()})
     samples = {name: [] for name in gens}
     names = list(gens)
     for r in range(rounds):
         order = names[r % len(names):] + names[:r % len(names)]  # rotate who goes first
         for name in order:
-            sql = f"SELECT count(x) FROM (SELECT {gens[name]} AS x FROM generate_series(1, {rows})) s"
-            secs = float(db.q(f"SELECT bench_seconds($q${sql}$q$)"))
+            setting, expr = gens[name]
+            sql = f"SELECT count(x) FROM (SELECT {expr} AS x FROM generate_series(1, {rows})) s"
+            secs = float(db.q(f"{setting}SELECT bench_seconds($q${sql}$q$)"))
             samples[name].append(secs * 1e9 / rows)
     med = {n: statistics.median(v) for n, v in samples.items()}
     return {n: {"median_ns": med[n], "net_ns": med[n] - med["empty loop"], "runs_ns": samples[n]} for n in names}
@@ -86,6 +97,44 @@ def index_locality(db, rows, rounds):
     return out
 
 
+def pgbench(db, pgbench_bin, clients, seconds, rounds):
+    """8 clients, INSERT ... DEFAULT VALUES into a fresh table per run."""
+    kinds = {"v7": ("", "uuid_generate_v7()"), "v7, backend word": ("-c uuid_ext.monotonicity=backend", "uuid_generate_v7()"),
+             "v4": ("", "gen_random_uuid()")}
+    res = {k: {"tps": [], "failed": [], "aborted": []} for k in kinds}
+    leads = []
+    script = tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False)
+    script.write("INSERT INTO pgb DEFAULT VALUES;\n")
+    script.close()
+    names = list(kinds)
+    for r in range(rounds):
+        for k in names[r % len(names):] + names[:r % len(names)]:
+            options, gen = kinds[k]
+            db.q(f"DROP TABLE IF EXISTS pgb; CREATE TABLE pgb (id uuid PRIMARY KEY DEFAULT {gen})")
+            db.q("CHECKPOINT")
+            env = dict(os.environ, PGOPTIONS=options)
+            p = subprocess.run([pgbench_bin, "-n", "-c", str(clients), "-j", "2", "-T", str(seconds),
+                                "-f", script.name, db.dbname], text=True, capture_output=True, env=env)
+            out = p.stdout + p.stderr
+            m = re.search(r"tps = ([0-9.]+) \(without initial connection time\)", out)
+            if not m:
+                sys.exit(f"pgbench gave no tps:\n{out}")
+            failed = re.search(r"number of failed transactions: (\d+)", out)
+            res[k]["tps"].append(float(m.group(1)))
+            res[k]["failed"].append(int(failed.group(1)) if failed else 0)
+            res[k]["aborted"].append(out.count("aborted"))
+            if k == "v7":
+                leads.append(float(db.q("SELECT extract(epoch FROM uuid_extract_timestamp(uuid_generate_v7())"
+                                        " - date_trunc('milliseconds', clock_timestamp())) * 1000")))
+    db.q("DROP TABLE IF EXISTS pgb")
+    os.unlink(script.name)
+    out = {k: {"tps": statistics.median(v["tps"]), "failed": sum(v["failed"]), "aborted": sum(v["aborted"]),
+               "runs": v["tps"]} for k, v in res.items()}
+    out["v7_lead_after_ms_max"] = max(leads)
+    out["clients"], out["seconds"], out["rounds"] = clients, seconds, rounds
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--psql", required=True)
@@ -93,6 +142,8 @@ def main():
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--index-rows", type=int, default=3_000_000)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--pgbench", required=True)
+    ap.add_argument("--pgbench-seconds", type=int, default=10)
     ap.add_argument("--pg-uuidv7", action="store_true", help="pg_uuidv7 is installed: measure it too")
     ap.add_argument("--json", required=True)
     a = ap.parse_args()
@@ -114,6 +165,11 @@ def main():
     for k in ("v7", "v4"):
         d = results["index"][k]
         print(f"  {k}: insert {d['insert_s']:.2f} s, index {d['index_bytes'] / 2**20:.1f} MiB")
+    print("pgbench ...", flush=True)
+    results["pgbench"] = pgbench(db, a.pgbench, 8, a.pgbench_seconds, max(5, a.rounds // 2 + 1))
+    for k in ("v7", "v7, backend word", "v4"):
+        d = results["pgbench"][k]
+        print(f"  {k}: {d['tps']:.0f} tps, failed {d['failed']}, aborted {d['aborted']}")
     json.dump(results, open(a.json, "w"), indent=1)
 
 
