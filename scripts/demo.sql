@@ -2,6 +2,9 @@
 \pset footer off
 CREATE EXTENSION uuid_ext;
 
+-- The library is preloaded: one sequencer for the whole server.
+SELECT uuid_ext_info();
+
 -- A table keyed by time-ordered UUIDs.
 CREATE TABLE event (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), body text);
 INSERT INTO event (body) SELECT 'event ' || n FROM generate_series(1, 5) AS n;
@@ -10,7 +13,8 @@ INSERT INTO event (body) SELECT 'event ' || n FROM generate_series(1, 5) AS n;
 SELECT id, uuid_extract_version(id) AS version, uuid_extract_timestamp(id) AS made, body
 FROM event ORDER BY id;
 
--- Many at once: still strictly increasing, all distinct.
+-- Many at once: still strictly increasing, all distinct (and, the library
+-- being preloaded, greater than anything any other session made before).
 SELECT count(*) AS made, count(DISTINCT id) AS distinct_ids,
        count(*) FILTER (WHERE id <= prev) AS out_of_order
 FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev

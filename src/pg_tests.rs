@@ -110,6 +110,30 @@ mod tests {
         );
     }
 
+    /// A shifted call takes exactly one step of the sequence, like an unshifted
+    /// one, and moves only its own value (SPEC §4). On this backend's own word,
+    /// set a day ahead of the clock so every call takes the `last + 1` path.
+    #[pg_test]
+    fn shift_takes_one_step_and_never_writes_back() {
+        Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
+        let day = 86_400_000 * v7::WORD_UNITS_PER_MS;
+        let start = v7::word(gen().as_bytes()) + day;
+        shmem::set_local_v7_for_test(start);
+        let w = |u: Uuid| v7::word(u.as_bytes());
+        assert_eq!(w(gen()), start + 1);
+        let shifted = Spi::get_one::<Uuid>("SELECT uuid_generate_v7(interval '-1 hour')")
+            .unwrap()
+            .unwrap();
+        assert_eq!(w(shifted), start + 2 - 3_600_000 * v7::WORD_UNITS_PER_MS);
+        assert_eq!(w(gen()), start + 3);
+        // The timestamp-taking functions do not touch the word at all.
+        Spi::run(
+            "SELECT uuid_v7_upper_bound('10000-01-01'), uuid_timestamptz_to_v7('10000-01-01')",
+        )
+        .unwrap();
+        assert_eq!(w(gen()), start + 4);
+    }
+
     /// A whole-millisecond shift keeps the fraction and counter of the step.
     #[pg_test]
     fn shift_keeps_fraction_and_counter() {

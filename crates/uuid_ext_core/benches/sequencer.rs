@@ -33,9 +33,13 @@ fn word_location(c: &mut Criterion) {
     let mut g = c.benchmark_group("one thread");
     let shared = shared_mapping_word();
     let mut s = Session::new();
-    g.bench_function("process-local word", |b| b.iter(|| black_box(s.next(&LOCAL, 0, v7::MAX_WORD).unwrap())));
+    g.bench_function("process-local word", |b| {
+        b.iter(|| black_box(s.next(&LOCAL, 0, v7::MAX_WORD).unwrap()))
+    });
     let mut s = Session::new();
-    g.bench_function("shared-memory word", |b| b.iter(|| black_box(s.next(shared, 0, v7::MAX_WORD).unwrap())));
+    g.bench_function("shared-memory word", |b| {
+        b.iter(|| black_box(s.next(shared, 0, v7::MAX_WORD).unwrap()))
+    });
     g.finish();
 }
 
@@ -44,31 +48,36 @@ fn threads_on_one_word(c: &mut Criterion) {
     g.measurement_time(Duration::from_secs(3));
     let word = shared_mapping_word();
     for threads in [1u64, 2, 4, 8, 16] {
-        g.bench_with_input(BenchmarkId::from_parameter(threads), &threads, |b, &threads| {
-            // Time per value made, all threads together.
-            b.iter_custom(|iters| {
-                let per_thread = iters.div_ceil(threads);
-                let barrier = Arc::new(Barrier::new(threads as usize + 1));
-                let handles: Vec<_> = (0..threads)
-                    .map(|_| {
-                        let barrier = barrier.clone();
-                        std::thread::spawn(move || {
-                            let mut s = Session::new();
-                            barrier.wait();
-                            for _ in 0..per_thread {
-                                black_box(s.next(word, 0, v7::MAX_WORD).unwrap());
-                            }
+        g.bench_with_input(
+            BenchmarkId::from_parameter(threads),
+            &threads,
+            |b, &threads| {
+                // Time per value made, all threads together.
+                b.iter_custom(|iters| {
+                    let per_thread = iters.div_ceil(threads);
+                    let barrier = Arc::new(Barrier::new(threads as usize + 1));
+                    let handles: Vec<_> = (0..threads)
+                        .map(|_| {
+                            let barrier = barrier.clone();
+                            std::thread::spawn(move || {
+                                let mut s = Session::new();
+                                barrier.wait();
+                                for _ in 0..per_thread {
+                                    black_box(s.next(word, 0, v7::MAX_WORD).unwrap());
+                                }
+                            })
                         })
-                    })
-                    .collect();
-                barrier.wait();
-                let t0 = Instant::now();
-                for h in handles {
-                    h.join().unwrap();
-                }
-                t0.elapsed().mul_f64(iters as f64 / (per_thread * threads) as f64)
-            })
-        });
+                        .collect();
+                    barrier.wait();
+                    let t0 = Instant::now();
+                    for h in handles {
+                        h.join().unwrap();
+                    }
+                    t0.elapsed()
+                        .mul_f64(iters as f64 / (per_thread * threads) as f64)
+                })
+            },
+        );
     }
     g.finish();
 }
