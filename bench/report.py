@@ -112,7 +112,7 @@ def main():
                 "`cargo bench -p uuid_ext_core` (criterion, median). The sequencer rows use a candidate always below "
                 "the word, so every call takes the `last + 1` path (the most contended case); the shared-memory word "
                 "is an atomic in an anonymous `MAP_SHARED` page, as PostgreSQL's shared memory is. "
-                f"This machine has {os.cpu_count()} cores: 4, 8 and 16 threads are oversubscribed.", "",
+                f"This machine has {os.cpu_count()} cores: rows with more threads than that are marked oversubscribed.", "",
                 "| benchmark | ns per value |", "|---|---:|"]
         def label(n):
             t = n.rsplit("/", 1)[-1]
