@@ -1,34 +1,10 @@
 #!/usr/bin/env python3
-"""Renders bench/results.json and criterion's estimates as bench/RESULTS.md."""
+"""Renders bench/results.json (with the machine bench/run.py measured on) and
+criterion's estimates as bench/RESULTS.md."""
 import argparse
-import datetime
 import glob
 import json
 import os
-import platform
-import subprocess
-
-
-def sh(cmd):
-    try:
-        return subprocess.run(cmd, shell=True, text=True, capture_output=True).stdout.strip()
-    except OSError:
-        return "?"
-
-
-def machine(pg_config):
-    cpu = sh("lscpu | sed -n 's/^Model name: *//p'") or platform.processor()
-    mem = sh("awk '/MemTotal/ {printf \"%.0f GiB\", $2/1048576}' /proc/meminfo")
-    osname = sh(". /etc/os-release && echo $PRETTY_NAME")
-    return [
-        ("date", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
-        ("commit", sh("git rev-parse --short HEAD") + (" (with uncommitted changes)" if sh("git status --porcelain") else "")),
-        ("CPU", f"{cpu}, {os.cpu_count()} cores"),
-        ("memory", mem),
-        ("OS", f"{osname}, Linux {platform.release()}"),
-        ("PostgreSQL", sh(f"{pg_config} --version") + " (Debian package, with OpenSSL)"),
-        ("Rust", sh("rustc --version") + ", pgrx 0.18.1, release build, fat LTO"),
-    ]
 
 
 def criterion(dir_):
@@ -45,14 +21,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", required=True)
     ap.add_argument("--criterion", required=True)
-    ap.add_argument("--pg-config", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     r = json.load(open(a.json))
     out = ["# Benchmark results", "",
            "Written by `scripts/bench` (see the README's Benchmarks section); do not edit by hand.", "",
            "| | |", "|---|---|"]
-    out += [f"| {k} | {v} |" for k, v in machine(a.pg_config)]
+    out += [f"| {k} | {v} |" for k, v in r["machine"]]
 
     g = r["generation"]
     base = g["gen_random_uuid()"]["net_ns"]

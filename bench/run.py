@@ -8,11 +8,13 @@ Measures, functions alternated in every round, medians over the rounds:
           primary-key index size; and how far the embedded time ran ahead
   pgbench 8 clients inserting into a table whose uuid primary key defaults to
           each generator: transactions per second, failed transactions
-Writes a Markdown report to --out.
+Writes the results, and the machine and versions they were measured on, to --json.
 """
 import argparse
+import datetime
 import json
 import os
+import platform
 import re
 import statistics
 import subprocess
@@ -32,6 +34,30 @@ class Db:
         if r.returncode != 0:
             sys.exit(f"benchmark query failed: {sql}\n{r.stderr}")
         return r.stdout.strip()
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, text=True, capture_output=True).stdout.strip()
+    except OSError:
+        return "?"
+
+
+def machine(db):
+    """Where and when this run measured, as label and value pairs."""
+    cpu = sh("lscpu | sed -n 's/^Model name: *//p'") or platform.processor()
+    mem = sh("awk '/MemTotal/ {printf \"%.0f GiB\", $2/1048576}' /proc/meminfo")
+    osname = sh(". /etc/os-release && echo $PRETTY_NAME")
+    dirty = " (with uncommitted changes)" if sh("git status --porcelain") else ""
+    return [
+        ("date", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
+        ("commit", sh("git rev-parse --short HEAD") + dirty),
+        ("CPU", f"{cpu}, {os.cpu_count()} cores"),
+        ("memory", mem),
+        ("OS", f"{osname}, Linux {platform.release()}"),
+        ("PostgreSQL", "PostgreSQL " + db.q("SHOW server_version") + " (Debian package, with OpenSSL)"),
+        ("Rust", sh("rustc --version") + ", pgrx 0.18.1, release build, fat LTO"),
+    ]
 
 
 def setup(db):
@@ -153,8 +179,7 @@ def main():
     if a.pg_uuidv7:
         db.q("CREATE SCHEMA IF NOT EXISTS pg_uuidv7; CREATE EXTENSION IF NOT EXISTS pg_uuidv7 SCHEMA pg_uuidv7")
         extra["pg_uuidv7.uuid_generate_v7()"] = "pg_uuidv7.uuid_generate_v7()"
-    results = {"gen_rows": a.rows, "index_rows": a.index_rows, "rounds": a.rounds,
-               "server": db.q("SELECT version()")}
+    results = {"machine": machine(db), "gen_rows": a.rows, "index_rows": a.index_rows, "rounds": a.rounds}
     print("generation cost ...", flush=True)
     results["generation"] = generation(db, a.rows, a.rounds, extra)
     for n, v in results["generation"].items():
