@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Renders bench/results.json (with the machine bench/run.py measured on) and
-criterion's estimates as bench/RESULTS.md."""
+"""Renders the results bench/run.py wrote (one JSON file per PostgreSQL
+version, each with the machine it measured on) and criterion's estimates as
+bench/RESULTS.md, and draws the index plot (matplotlib)."""
 import argparse
 import glob
 import json
 import os
+
+KEY_LABEL = {"v7": "`uuid_generate_v7()`", "v4": "`gen_random_uuid()`", "core v7": "core `uuidv7()`"}
 
 
 def criterion(dir_):
@@ -17,87 +20,208 @@ def criterion(dir_):
     return sorted(rows, key=lambda r: [int(p) if p.isdigit() else p for p in r[0].split("/")])
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--json", required=True)
-    ap.add_argument("--criterion", required=True)
-    ap.add_argument("--out", required=True)
-    a = ap.parse_args()
-    r = json.load(open(a.json))
-    out = ["# Benchmark results", "",
-           "Written by `scripts/bench` (see the README's Benchmarks section); do not edit by hand.", "",
-           "| | |", "|---|---|"]
-    out += [f"| {k} | {v} |" for k, v in r["machine"]]
+def met(ok):
+    return "met" if ok else "**NOT met**"
 
-    g = r["generation"]
+
+class Targets:
+    def __init__(self):
+        self.rows = []
+
+    def add(self, issue, what, measured, ok):
+        self.rows.append(f"| {issue} | {what} | {measured} | {met(ok)} |")
+
+
+def keys_of(r):
+    return [k for k in ("v7", "core v7", "v4") if k in r["index"]]
+
+
+def generation(r, t):
+    g, pg = r["generation"], r["major"]
     base = g["gen_random_uuid()"]["net_ns"]
-    out += ["", "## Generation cost per UUID", "",
-            f"`SELECT count(x) FROM (SELECT f() AS x FROM generate_series(1, {r['gen_rows']})) s`, "
-            f"timed in the server; {r['rounds']} rounds, the functions alternated in each (who goes first rotates); "
-            "medians. *Net* subtracts the same loop returning a constant uuid.", "",
-            "| function | per row (ns) | net (ns) | net × gen_random_uuid() | runs (ns per row) |",
-            "|---|---:|---:|---:|---|"]
+    core = g.get("uuidv7()", {}).get("net_ns")
+    out = [f"### Generation cost per UUID", "",
+           f"`SELECT count(x) FROM (SELECT f() AS x FROM generate_series(1, {r['gen_rows']})) s`, "
+           f"timed in the server; {r['rounds']} rounds, the functions alternated in each (who goes first rotates); "
+           "medians. *Net* subtracts the same loop returning a constant uuid.", "",
+           "| function | per row (ns) | net (ns) | net × `gen_random_uuid()` |"
+           + (" net × core `uuidv7()` |" if core else "") + " runs (ns per row) |",
+           "|---|---:|---:|---:|" + ("---:|" if core else "") + "---|"]
     for name, v in g.items():
         runs = ", ".join(f"{x:.0f}" for x in v["runs_ns"])
         ratio = "" if name == "empty loop" else f"{v['net_ns'] / base:.3f}"
-        out.append(f"| `{name}` | {v['median_ns']:.1f} | {v['net_ns']:.1f} | {ratio} | {runs} |")
-    v7 = g["uuid_generate_v7()"]["net_ns"] / base
-    out += ["", f"**Target** (issue 2): `uuid_generate_v7()` at most 0.15 × the net cost of `gen_random_uuid()`: "
-            f"measured **{v7:.3f}** ({'met' if v7 <= 0.15 else 'NOT met'})."]
+        core_ratio = "" if name == "empty loop" or not core else f"{v['net_ns'] / core:.3f}"
+        out.append(f"| `{name}` | {v['median_ns']:.1f} | {v['net_ns']:.1f} | {ratio} |"
+                   + (f" {core_ratio} |" if core else "") + f" {runs} |")
+    v7 = g["uuid_generate_v7()"]["net_ns"]
+    t.add("2", f"PostgreSQL {pg}: `uuid_generate_v7()` net cost ≤ 0.15 × `gen_random_uuid()`'s",
+          f"{v7:.0f} ns against {base:.0f} ns: **{v7 / base:.3f}×**", v7 / base <= 0.15)
+    if core:
+        t.add("7", f"PostgreSQL {pg}: `uuid_generate_v7()` net cost ≤ 0.1 × core `uuidv7()`'s",
+              f"{v7:.0f} ns against {core:.0f} ns: **{v7 / core:.3f}×**", v7 / core <= 0.1)
+    return out
 
-    ix = r["index"]
-    out += ["", "## Index locality", "",
-            f"`INSERT INTO t (n) SELECT generate_series(1, {r['index_rows']})` into a fresh "
-            "`t (id uuid PRIMARY KEY DEFAULT f(), n int)`, after a CHECKPOINT; "
-            f"{len(ix['v7']['runs']['insert_s'])} rounds, v7 and v4 alternating who goes first; medians.", "",
-            "| key | insert (s) | primary-key index (MiB) | table (MiB) |", "|---|---:|---:|---:|"]
-    for k, f in (("v7", "uuid_generate_v7()"), ("v4", "gen_random_uuid()")):
+
+def index(r, t):
+    ix, pg = r["index"], r["major"]
+    ks = keys_of(r)
+    n = len(ix["v7"]["runs"]["insert_s"])
+    out = ["", "### Index locality: one 3-million-row insert", "",
+           f"`INSERT INTO t (n) SELECT generate_series(1, {r['index_rows']})` into a fresh "
+           "`t (id uuid PRIMARY KEY DEFAULT f(), n int)`, after a CHECKPOINT; "
+           f"{n} rounds, the keys alternated (who goes first rotates); medians. Leaf density: `pgstatindex()` "
+           "(pgstattuple); a btree's leaf pages are at most 90% full when keys arrive in order (the default "
+           "fillfactor).", "",
+           "| key | insert (s) | primary-key index (MiB) | bytes per row | leaf density | table (MiB) |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for k in ks:
         d = ix[k]
-        out.append(f"| {k}: `{f}` | {d['insert_s']:.2f} | {d['index_bytes'] / 2**20:.1f} | {d['table_bytes'] / 2**20:.1f} |")
+        out.append(f"| {KEY_LABEL[k]} | {d['insert_s']:.2f} | {d['index_bytes'] / 2**20:.1f} | "
+                   f"{d['index_bytes'] / r['index_rows']:.1f} | {d['leaf_density']:.1f}% | {d['table_bytes'] / 2**20:.1f} |")
     size = ix["v7"]["index_bytes"] / ix["v4"]["index_bytes"]
-    out += ["", f"**Target** (issue 2): v7's index at most 0.8 × v4's: measured **{size:.3f}** "
-            f"({'met' if size <= 0.8 else 'NOT met'}); v7's insert took {ix['v7']['insert_s'] / ix['v4']['insert_s']:.2f} × v4's time.",
-            "", "How far the embedded time ran ahead of the clock, in whole milliseconds (0 or less: never ahead of the clock's millisecond):", "",
-            f"- right after each 3-million-row insert, the next UUID's time against the clock: at most {ix['v7_lead_after_insert_ms_max']:.0f} ms;",
+    t.add("2", f"PostgreSQL {pg}: v7's index after the insert ≤ 0.8 × v4's", f"**{size:.3f}×**", size <= 0.8)
+    t.add("7", f"PostgreSQL {pg}: v7's leaf density after the insert ≥ 88%",
+          f"**{ix['v7']['leaf_density']:.1f}%**", ix["v7"]["leaf_density"] >= 88)
+    out += ["", f"v7's insert took {ix['v7']['insert_s'] / ix['v4']['insert_s']:.2f} × v4's time"
+            + (f" and {ix['v7']['insert_s'] / ix['core v7']['insert_s']:.2f} × core `uuidv7()`'s." if "core v7" in ix else "."),
+            "", "How far the embedded time ran ahead of the clock, in whole milliseconds (0 or less: never ahead "
+            "of the clock's millisecond):", "",
+            f"- right after each 3-million-row insert, the next UUID's time against the clock: at most "
+            f"{ix['v7_lead_after_insert_ms_max']:.0f} ms;",
             f"- a burst of {r['index_rows']:,} `uuid_generate_v7()` in one backend as fast as it goes, each UUID's "
             f"time against `clock_timestamp()` read beside it: at most {ix['v7_max_lead_burst_ms']:.0f} ms."]
+    return out
 
-    pb = r["pgbench"]
-    out += ["", "## Concurrent inserts (pgbench)", "",
-            f"`pgbench -n -c {pb['clients']} -j 2 -T {pb['seconds']}` running `INSERT INTO pgb DEFAULT VALUES` into a fresh "
-            "`pgb (id uuid PRIMARY KEY DEFAULT f())`, `synchronous_commit = off` (so the generator is a larger "
-            f"share of each transaction); {pb['rounds']} rounds, the generators alternated; medians.", "",
-            "| key | TPS | × v4 | failed transactions | aborted clients | runs (TPS) |", "|---|---:|---:|---:|---:|---|"]
-    for k, f in (("v7", "uuid_generate_v7(), shared word"), ("v7, backend word", "uuid_generate_v7(), uuid_ext.monotonicity = backend"),
-                 ("v4", "gen_random_uuid()")):
+
+def pgbench(r, t):
+    pb, pg = r["pgbench"], r["major"]
+    names = [("v7", "`uuid_generate_v7()`, shared word"),
+             ("v7, backend word", "`uuid_generate_v7()`, `uuid_ext.monotonicity = backend`"),
+             ("core v7", "core `uuidv7()`"), ("v4", "`gen_random_uuid()`")]
+    names = [(k, f) for k, f in names if k in pb]
+    out = ["", "### Concurrent inserts, one row per transaction (pgbench)", "",
+           f"`pgbench -n -c {pb['clients']} -j 2 -T {pb['seconds']}` running `INSERT INTO pgb DEFAULT VALUES` into a "
+           "fresh `pgb (id uuid PRIMARY KEY DEFAULT f())`, `synchronous_commit = off` (so the generator is a larger "
+           f"share of each transaction); {pb['rounds']} rounds, the generators alternated; medians.", "",
+           "| key | TPS | × v4 | failed transactions | aborted clients | runs (TPS) |", "|---|---:|---:|---:|---:|---|"]
+    for k, f in names:
         d = pb[k]
         runs = ", ".join(f"{x:.0f}" for x in d["runs"])
         out.append(f"| {f} | {d['tps']:.0f} | {d['tps'] / pb['v4']['tps']:.3f} | {d['failed']} | {d['aborted']} | {runs} |")
+    clean = all(pb[k]["failed"] == 0 and pb[k]["aborted"] == 0 for k, _ in names)
     ratio = pb["v7"]["tps"] / pb["v4"]["tps"]
-    clean = all(pb[k]["failed"] == 0 and pb[k]["aborted"] == 0 for k in ("v7", "v7, backend word", "v4"))
-    out += ["", f"**Target** (issue 3): TPS of `uuid_generate_v7()` at least 0.95 × `gen_random_uuid()`'s, no failed "
-            f"transaction: measured **{ratio:.3f}**, {'no' if clean else 'SOME'} failed or aborted "
-            f"({'met' if ratio >= 0.95 and clean else 'NOT met'}). After each v7 run the next UUID's time against the "
-            f"clock, in whole milliseconds: at most {pb['v7_lead_after_ms_max']:.0f}."]
+    t.add("3", f"PostgreSQL {pg}: pgbench TPS of `uuid_generate_v7()` ≥ 0.95 × `gen_random_uuid()`'s, "
+          "no failed transaction", f"**{ratio:.3f}×**, {'none' if clean else 'SOME'} failed or aborted",
+          ratio >= 0.95 and clean)
+    if "core v7" in pb:
+        ratio = pb["v7"]["tps"] / pb["core v7"]["tps"]
+        t.add("7", f"PostgreSQL {pg}: pgbench TPS of `uuid_generate_v7()` ≥ core `uuidv7()`'s",
+              f"{pb['v7']['tps']:.0f} against {pb['core v7']['tps']:.0f}: **{ratio:.3f}×**", ratio >= 1)
+    out += ["", f"After each v7 run the next UUID's time against the clock, in whole milliseconds: at most "
+            f"{pb['v7_lead_after_ms_max']:.0f}."]
+    return out
 
-    rows = criterion(a.criterion)
-    if rows:
-        est = dict(rows)
-        out += ["", "## The generator core alone", "",
-                "`cargo bench -p uuid_ext_core` (criterion, median). The sequencer rows use a candidate always below "
-                "the word, so every call takes the `last + 1` path (the most contended case); the shared-memory word "
-                "is an atomic in an anonymous `MAP_SHARED` page, as PostgreSQL's shared memory is. "
-                f"This machine has {os.cpu_count()} cores: rows with more threads than that are marked oversubscribed.", "",
-                "| benchmark | ns per value |", "|---|---:|"]
-        def label(n):
-            t = n.rsplit("/", 1)[-1]
-            return f"{n} (oversubscribed)" if t.isdigit() and int(t) > (os.cpu_count() or 1) else n
-        out += [f"| {label(n)} | {ns:.1f} |" for n, ns in rows]
-        local, shared = est.get("one thread/process-local word"), est.get("one thread/shared-memory word")
-        if local and shared:
-            out += ["", f"**Target** (issue 3): one shared word against a process-local one, single thread, at most "
-                    f"1.1×: measured **{shared / local:.2f}×** ({'met' if shared / local <= 1.1 else 'NOT met'})."]
-    open(a.out, "w").write("\n".join(out) + "\n")
+
+def concurrent(r, t):
+    c, pg = r["concurrent"], r["major"]
+    out = ["", f"### Concurrent inserts, {c['batch']} rows per transaction", "",
+           f"`pgbench -n -c {c['clients']} -j 2 -T {c['seconds']}` running "
+           f"`INSERT INTO conc (n) SELECT generate_series(1, {c['batch']})` into a fresh "
+           "`conc (id uuid PRIMARY KEY DEFAULT f(), n int)`: keys made by different backends reach the index "
+           f"slightly out of order. {c['rounds']} rounds, the keys alternated; medians.", "",
+           "| key | rows | index bytes per row | leaf density | TPS | failed | runs (leaf density) |",
+           "|---|---:|---:|---:|---:|---:|---|"]
+    for k in keys_of(r):
+        d = c[k]
+        runs = ", ".join(f"{x:.1f}%" for x in d["runs"]["leaf_density"])
+        out.append(f"| {KEY_LABEL[k]} | {d['rows']:,.0f} | {d['bytes_per_row']:.1f} | {d['leaf_density']:.1f}% | "
+                   f"{d['tps']:.0f} | {d['failed']} | {runs} |")
+    t.add("7", f"PostgreSQL {pg}: v7's leaf density after the concurrent run ≥ 88%",
+          f"**{c['v7']['leaf_density']:.1f}%**", c["v7"]["leaf_density"] >= 88)
+    return out
+
+
+def core_alone(rows, t):
+    if not rows:
+        return []
+    est = dict(rows)
+    out = ["", "## The generator core alone", "",
+           "`cargo bench -p uuid_ext_core` (criterion, median). The sequencer rows use a candidate always below "
+           "the word, so every call takes the `last + 1` path (the most contended case); the shared-memory word "
+           "is an atomic in an anonymous `MAP_SHARED` page, as PostgreSQL's shared memory is. "
+           f"This machine has {os.cpu_count()} cores: rows with more threads than that are marked oversubscribed.", "",
+           "| benchmark | ns per value |", "|---|---:|"]
+
+    def label(n):
+        th = n.rsplit("/", 1)[-1]
+        return f"{n} (oversubscribed)" if th.isdigit() and int(th) > (os.cpu_count() or 1) else n
+    out += [f"| {label(n)} | {ns:.1f} |" for n, ns in rows]
+    local, shared = est.get("one thread/process-local word"), est.get("one thread/shared-memory word")
+    if local and shared:
+        t.add("3", "one shared word against a process-local one, single thread, ≤ 1.1×",
+              f"**{shared / local:.2f}×**", shared / local <= 1.1)
+    return out
+
+
+def plot(results, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = []  # (label, {key: (bytes per row, leaf density)})
+    for r in results:
+        for run, name in (("index", "one insert"), ("concurrent", "8 clients")):
+            d = r[run]
+            groups.append((f"PostgreSQL {r['major']}\n{name}",
+                           {k: ((d[k]["index_bytes"] / r["index_rows"]) if run == "index" else d[k]["bytes_per_row"],
+                                d[k]["leaf_density"]) for k in keys_of(r)}))
+    keys = ["v7", "core v7", "v4"]
+    colors = {"v7": "#2b7bba", "core v7": "#8fb3d9", "v4": "#d9822b"}
+    labels = {"v7": "uuid_generate_v7()", "core v7": "core uuidv7()", "v4": "gen_random_uuid()"}
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    width = 0.26
+    for ax, m, title in ((axes[0], 0, "primary-key index bytes per row (smaller is better)"),
+                         (axes[1], 1, "leaf density, % (higher is better; 90 is the fillfactor)")):
+        for i, k in enumerate(keys):
+            xs = [g for g, (_, d) in enumerate(groups) if k in d]
+            ys = [groups[g][1][k][m] for g in xs]
+            bars = ax.bar([x + (i - 1) * width for x in xs], ys, width, label=labels[k], color=colors[k])
+            ax.bar_label(bars, fmt="%.0f" if m == 0 else "%.1f", fontsize=7, padding=1)
+        ax.set_xticks(range(len(groups)), [g for g, _ in groups], fontsize=8)
+        ax.set_title(title, fontsize=9)
+        if m == 1:
+            ax.axhline(88, color="grey", linestyle="--", linewidth=0.8)
+            ax.set_ylim(0, 100)
+    axes[0].legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("json", nargs="+", help="bench/run.py's results, one file per PostgreSQL version")
+    ap.add_argument("--criterion", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--plot", help="where to draw the index plot (PNG)")
+    a = ap.parse_args()
+    results = sorted((json.load(open(f)) for f in a.json), key=lambda r: r["major"])
+    t = Targets()
+    out = ["# Benchmark results", "",
+           "Written by `scripts/bench` (see the README's Benchmarks section); do not edit by hand.", ""]
+    for r in results:
+        out += [f"PostgreSQL {r['major']}:", "", "| | |", "|---|---|"]
+        out += [f"| {k} | {v} |" for k, v in r["machine"]]
+        out.append("")
+    body = []
+    for r in results:
+        body += ["", f"## PostgreSQL {r['major']}", ""]
+        body += generation(r, t) + index(r, t) + pgbench(r, t) + concurrent(r, t)
+    body += core_alone(criterion(a.criterion), t)
+    out += ["## Targets", "", "| issue | target | measured | |", "|---|---|---|---|"] + t.rows
+    if a.plot:
+        plot(results, a.plot)
+        out += ["", f"![index bytes per row and leaf density per key]({os.path.basename(a.plot)})"]
+    open(a.out, "w").write("\n".join(out + body) + "\n")
 
 
 if __name__ == "__main__":

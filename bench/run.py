@@ -2,12 +2,17 @@
 """The SQL benchmark: drives one running, preloaded cluster through psql.
 
 Measures, functions alternated in every round, medians over the rounds:
-  gen     cost per UUID net of an empty generate_series loop
-  index   3 million rows inserted in one statement into a table whose uuid
-          primary key defaults to a v7 or a v4 generator: insert time and
-          primary-key index size; and how far the embedded time ran ahead
-  pgbench 8 clients inserting into a table whose uuid primary key defaults to
-          each generator: transactions per second, failed transactions
+  gen        cost per UUID net of an empty generate_series loop
+  index      3 million rows inserted in one statement into a table whose uuid
+             primary key defaults to each generator: insert time, primary-key
+             index size and leaf density (pgstattuple); and how far the
+             embedded time ran ahead
+  pgbench    8 clients inserting one row per transaction into a table whose
+             uuid primary key defaults to each generator: transactions per
+             second, failed transactions
+  concurrent 8 clients inserting 100 rows per transaction for a fixed time:
+             index size per row and leaf density
+On PostgreSQL 18 and later core's uuidv7() is measured beside ours in each.
 Writes the results, and the machine and versions they were measured on, to --json.
 """
 import argparse
@@ -43,7 +48,7 @@ def sh(cmd):
         return "?"
 
 
-def machine(db):
+def machine(db, origin):
     """Where and when this run measured, as label and value pairs."""
     cpu = sh("lscpu | sed -n 's/^Model name: *//p'") or platform.processor()
     mem = sh("awk '/MemTotal/ {printf \"%.0f GiB\", $2/1048576}' /proc/meminfo")
@@ -55,13 +60,14 @@ def machine(db):
         ("CPU", f"{cpu}, {os.cpu_count()} cores"),
         ("memory", mem),
         ("OS", f"{osname}, Linux {platform.release()}"),
-        ("PostgreSQL", "PostgreSQL " + db.q("SHOW server_version") + " (Debian package, with OpenSSL)"),
+        ("PostgreSQL", "PostgreSQL " + db.q("SHOW server_version") + f" ({origin})"),
         ("Rust", sh("rustc --version") + ", pgrx 0.18.1, release build, fat LTO"),
     ]
 
 
 def setup(db):
     db.q("CREATE EXTENSION IF NOT EXISTS uuid_ext")
+    db.q("CREATE EXTENSION IF NOT EXISTS pgstattuple")
     db.q("""CREATE OR REPLACE FUNCTION bench_seconds(q text) RETURNS float8 LANGUAGE plpgsql AS $$
             DECLARE t0 timestamptz;
             BEGIN t0 := clock_timestamp(); EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0); END $$""")
@@ -70,12 +76,15 @@ def setup(db):
 BACKEND = "SET uuid_ext.monotonicity = backend; "
 
 
-def generation(db, rows, rounds, extra):
+def generation(db, rows, rounds, extra, core_v7):
     # name: (setting, expression)
     gens = {"empty loop": ("", NIL), "gen_random_uuid()": ("", "gen_random_uuid()"),
             "uuid_generate_v7()": ("", "uuid_generate_v7()"),
             "uuid_generate_v7(), backend word": (BACKEND, "uuid_generate_v7()"),
             "uuid_generate_v7('1 hour')": ("", "uuid_generate_v7(interval '1 hour')")}
+    if core_v7:
+        gens["uuidv7()"] = ("", "uuidv7()")
+        gens["uuidv7('1 hour')"] = ("", "uuidv7(interval '1 hour')")
     gens.update({k: ("", v) for k, v in extra.items()})
     samples = {name: [] for name in gens}
     names = list(gens)
@@ -90,74 +99,126 @@ def generation(db, rows, rounds, extra):
     return {n: {"median_ns": med[n], "net_ns": med[n] - med["empty loop"], "runs_ns": samples[n]} for n in names}
 
 
-def index_locality(db, rows, rounds):
-    kinds = {"v7": "uuid_generate_v7()", "v4": "gen_random_uuid()"}
-    res = {k: {"insert_s": [], "index_bytes": [], "table_bytes": []} for k in kinds}
+def keys(core_v7):
+    """The primary-key generators compared: name -> (table suffix, expression)."""
+    k = {"v7": ("v7", "uuid_generate_v7()"), "v4": ("v4", "gen_random_uuid()")}
+    if core_v7:
+        k["core v7"] = ("core_v7", "uuidv7()")
+    return k
+
+
+def rotated(names, r):
+    return names[r % len(names):] + names[:r % len(names)]
+
+
+def leaf_density(db, index):
+    return float(db.q(f"SELECT avg_leaf_density FROM pgstatindex('{index}')"))
+
+
+def index_locality(db, rows, rounds, core_v7):
+    kinds = keys(core_v7)
+    res = {k: {"insert_s": [], "index_bytes": [], "table_bytes": [], "leaf_density": []} for k in kinds}
     lead_after = []
     for r in range(rounds):
-        for k in (["v7", "v4"] if r % 2 == 0 else ["v4", "v7"]):
-            db.q(f"DROP TABLE IF EXISTS loc_{k}")
-            db.q(f"CREATE TABLE loc_{k} (id uuid PRIMARY KEY DEFAULT {kinds[k]}, n int)")
+        for k in rotated(list(kinds), r):
+            t, gen = kinds[k]
+            db.q(f"DROP TABLE IF EXISTS loc_{t}")
+            db.q(f"CREATE TABLE loc_{t} (id uuid PRIMARY KEY DEFAULT {gen}, n int)")
             db.q("CHECKPOINT")
-            secs = float(db.q(f"SELECT bench_seconds('INSERT INTO loc_{k} (n) SELECT generate_series(1, {rows})')"))
+            secs = float(db.q(f"SELECT bench_seconds('INSERT INTO loc_{t} (n) SELECT generate_series(1, {rows})')"))
             if k == "v7":
                 # The sequencer's word outlives the insert: the next UUID shows
                 # whether the insert left the embedded time ahead of the clock.
                 lead_after.append(float(db.q(
-                    "SELECT extract(epoch FROM uuid_extract_timestamp(uuid_generate_v7())"
+                    "SELECT extract(epoch FROM public.uuid_extract_timestamp(uuid_generate_v7())"
                     " - date_trunc('milliseconds', clock_timestamp())) * 1000")))
             res[k]["insert_s"].append(secs)
-            res[k]["index_bytes"].append(int(db.q(f"SELECT pg_relation_size('loc_{k}_pkey')")))
-            res[k]["table_bytes"].append(int(db.q(f"SELECT pg_relation_size('loc_{k}')")))
-        rows_check = db.q(f"SELECT count(*) FROM loc_v7")
-        assert int(rows_check) == rows
-    for k in kinds:
-        db.q(f"DROP TABLE IF EXISTS loc_{k}")
+            res[k]["index_bytes"].append(int(db.q(f"SELECT pg_relation_size('loc_{t}_pkey')")))
+            res[k]["table_bytes"].append(int(db.q(f"SELECT pg_relation_size('loc_{t}')")))
+            res[k]["leaf_density"].append(leaf_density(db, f"loc_{t}_pkey"))
+            if int(db.q(f"SELECT count(*) FROM loc_{t}")) != rows:
+                sys.exit(f"loc_{t} does not hold {rows} rows")
+            db.q(f"DROP TABLE loc_{t}")
     out = {k: {m: statistics.median(v) for m, v in d.items()} | {"runs": d} for k, d in res.items()}
     out["v7_lead_after_insert_ms_max"] = max(lead_after)
     # The worst case: generation alone, as fast as one backend goes, each
     # UUID's embedded time against the clock read beside it.
     out["v7_max_lead_burst_ms"] = float(db.q(
-        f"SELECT max(extract(epoch FROM uuid_extract_timestamp(id) - date_trunc('milliseconds', made)) * 1000) "
+        f"SELECT max(extract(epoch FROM public.uuid_extract_timestamp(id) - date_trunc('milliseconds', made)) * 1000) "
         f"FROM (SELECT uuid_generate_v7() AS id, clock_timestamp() AS made FROM generate_series(1, {rows})) s"))
     return out
 
 
-def pgbench(db, pgbench_bin, clients, seconds, rounds):
+def run_pgbench(db, pgbench_bin, clients, seconds, sql, options=""):
+    """Runs pgbench with the one-statement script `sql`; returns
+    (tps, failed transactions, aborted clients)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".sql") as script:
+        script.write(sql + "\n")
+        script.flush()
+        env = dict(os.environ, PGOPTIONS=options)
+        p = subprocess.run([pgbench_bin, "-n", "-c", str(clients), "-j", "2", "-T", str(seconds),
+                            "-f", script.name, db.dbname], text=True, capture_output=True, env=env)
+    out = p.stdout + p.stderr
+    m = re.search(r"tps = ([0-9.]+) \(without initial connection time\)", out)
+    if not m:
+        sys.exit(f"pgbench gave no tps:\n{out}")
+    failed = re.search(r"number of failed transactions: (\d+)", out)
+    return float(m.group(1)), int(failed.group(1)) if failed else 0, out.count("aborted")
+
+
+def pgbench(db, pgbench_bin, clients, seconds, rounds, core_v7):
     """8 clients, INSERT ... DEFAULT VALUES into a fresh table per run."""
     kinds = {"v7": ("", "uuid_generate_v7()"), "v7, backend word": ("-c uuid_ext.monotonicity=backend", "uuid_generate_v7()"),
              "v4": ("", "gen_random_uuid()")}
+    if core_v7:
+        kinds["core v7"] = ("", "uuidv7()")
     res = {k: {"tps": [], "failed": [], "aborted": []} for k in kinds}
     leads = []
-    script = tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False)
-    script.write("INSERT INTO pgb DEFAULT VALUES;\n")
-    script.close()
-    names = list(kinds)
     for r in range(rounds):
-        for k in names[r % len(names):] + names[:r % len(names)]:
+        for k in rotated(list(kinds), r):
             options, gen = kinds[k]
             db.q(f"DROP TABLE IF EXISTS pgb; CREATE TABLE pgb (id uuid PRIMARY KEY DEFAULT {gen})")
             db.q("CHECKPOINT")
-            env = dict(os.environ, PGOPTIONS=options)
-            p = subprocess.run([pgbench_bin, "-n", "-c", str(clients), "-j", "2", "-T", str(seconds),
-                                "-f", script.name, db.dbname], text=True, capture_output=True, env=env)
-            out = p.stdout + p.stderr
-            m = re.search(r"tps = ([0-9.]+) \(without initial connection time\)", out)
-            if not m:
-                sys.exit(f"pgbench gave no tps:\n{out}")
-            failed = re.search(r"number of failed transactions: (\d+)", out)
-            res[k]["tps"].append(float(m.group(1)))
-            res[k]["failed"].append(int(failed.group(1)) if failed else 0)
-            res[k]["aborted"].append(out.count("aborted"))
+            tps, failed, aborted = run_pgbench(db, pgbench_bin, clients, seconds,
+                                               "INSERT INTO pgb DEFAULT VALUES;", options)
+            res[k]["tps"].append(tps)
+            res[k]["failed"].append(failed)
+            res[k]["aborted"].append(aborted)
             if k == "v7":
-                leads.append(float(db.q("SELECT extract(epoch FROM uuid_extract_timestamp(uuid_generate_v7())"
+                leads.append(float(db.q("SELECT extract(epoch FROM public.uuid_extract_timestamp(uuid_generate_v7())"
                                         " - date_trunc('milliseconds', clock_timestamp())) * 1000")))
     db.q("DROP TABLE IF EXISTS pgb")
-    os.unlink(script.name)
     out = {k: {"tps": statistics.median(v["tps"]), "failed": sum(v["failed"]), "aborted": sum(v["aborted"]),
                "runs": v["tps"]} for k, v in res.items()}
     out["v7_lead_after_ms_max"] = max(leads)
     out["clients"], out["seconds"], out["rounds"] = clients, seconds, rounds
+    return out
+
+
+def concurrent(db, pgbench_bin, clients, seconds, rounds, batch, core_v7):
+    """`clients` clients inserting `batch` rows per transaction for `seconds`
+    into a fresh table per run: index bytes per row and leaf density, where
+    keys made by different backends reach the index slightly out of order."""
+    kinds = keys(core_v7)
+    res = {k: {"rows": [], "index_bytes": [], "bytes_per_row": [], "leaf_density": [], "tps": [],
+               "failed": [], "aborted": []} for k in kinds}
+    for r in range(rounds):
+        for k in rotated(list(kinds), r):
+            _, gen = kinds[k]
+            db.q(f"DROP TABLE IF EXISTS conc; CREATE TABLE conc (id uuid PRIMARY KEY DEFAULT {gen}, n int)")
+            db.q("CHECKPOINT")
+            tps, failed, aborted = run_pgbench(db, pgbench_bin, clients, seconds,
+                                               f"INSERT INTO conc (n) SELECT generate_series(1, {batch});")
+            rows = int(db.q("SELECT count(*) FROM conc"))
+            size = int(db.q("SELECT pg_relation_size('conc_pkey')"))
+            for m, v in (("rows", rows), ("index_bytes", size), ("bytes_per_row", size / rows),
+                         ("leaf_density", leaf_density(db, "conc_pkey")), ("tps", tps), ("failed", failed),
+                         ("aborted", aborted)):
+                res[k][m].append(v)
+    db.q("DROP TABLE IF EXISTS conc")
+    out = {k: {m: (sum(v) if m in ("failed", "aborted") else statistics.median(v)) for m, v in d.items()}
+           | {"runs": d} for k, d in res.items()}
+    out["clients"], out["seconds"], out["rounds"], out["batch"] = clients, seconds, rounds, batch
     return out
 
 
@@ -170,31 +231,42 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--pgbench", required=True)
     ap.add_argument("--pgbench-seconds", type=int, default=10)
+    ap.add_argument("--concurrent-seconds", type=int, default=15)
+    ap.add_argument("--origin", default="", help="where this PostgreSQL comes from, for the record")
     ap.add_argument("--pg-uuidv7", action="store_true", help="pg_uuidv7 is installed: measure it too")
     ap.add_argument("--json", required=True)
     a = ap.parse_args()
     db = Db(a.psql, a.db)
     setup(db)
+    core_v7 = int(db.q("SHOW server_version_num")) >= 180000
     extra = {}
     if a.pg_uuidv7:
         db.q("CREATE SCHEMA IF NOT EXISTS pg_uuidv7; CREATE EXTENSION IF NOT EXISTS pg_uuidv7 SCHEMA pg_uuidv7")
         extra["pg_uuidv7.uuid_generate_v7()"] = "pg_uuidv7.uuid_generate_v7()"
-    results = {"machine": machine(db), "gen_rows": a.rows, "index_rows": a.index_rows, "rounds": a.rounds}
+    results = {"machine": machine(db, a.origin), "major": int(db.q("SHOW server_version_num")) // 10000,
+               "core_v7": core_v7, "gen_rows": a.rows, "index_rows": a.index_rows, "rounds": a.rounds}
     print("generation cost ...", flush=True)
-    results["generation"] = generation(db, a.rows, a.rounds, extra)
+    results["generation"] = generation(db, a.rows, a.rounds, extra, core_v7)
     for n, v in results["generation"].items():
         print(f"  {n:32s} {v['median_ns']:8.1f} ns/row, net {v['net_ns']:8.1f} ns")
     print("index locality ...", flush=True)
-    results["index"] = index_locality(db, a.index_rows, max(5, a.rounds // 2 + 1))
-    print(json.dumps({k: v for k, v in results["index"].items() if k not in ("v7", "v4")}))
-    for k in ("v7", "v4"):
+    rounds = max(5, a.rounds // 2 + 1)
+    results["index"] = index_locality(db, a.index_rows, rounds, core_v7)
+    for k in keys(core_v7):
         d = results["index"][k]
-        print(f"  {k}: insert {d['insert_s']:.2f} s, index {d['index_bytes'] / 2**20:.1f} MiB")
+        print(f"  {k}: insert {d['insert_s']:.2f} s, index {d['index_bytes'] / 2**20:.1f} MiB, "
+              f"leaf density {d['leaf_density']:.1f}%")
     print("pgbench ...", flush=True)
-    results["pgbench"] = pgbench(db, a.pgbench, 8, a.pgbench_seconds, max(5, a.rounds // 2 + 1))
-    for k in ("v7", "v7, backend word", "v4"):
-        d = results["pgbench"][k]
-        print(f"  {k}: {d['tps']:.0f} tps, failed {d['failed']}, aborted {d['aborted']}")
+    results["pgbench"] = pgbench(db, a.pgbench, 8, a.pgbench_seconds, rounds, core_v7)
+    for k, d in results["pgbench"].items():
+        if isinstance(d, dict):
+            print(f"  {k}: {d['tps']:.0f} tps, failed {d['failed']}, aborted {d['aborted']}")
+    print("concurrent inserts ...", flush=True)
+    results["concurrent"] = concurrent(db, a.pgbench, 8, a.concurrent_seconds, rounds, 100, core_v7)
+    for k in keys(core_v7):
+        d = results["concurrent"][k]
+        print(f"  {k}: {d['rows']:.0f} rows, {d['bytes_per_row']:.1f} index bytes per row, "
+              f"leaf density {d['leaf_density']:.1f}%")
     json.dump(results, open(a.json, "w"), indent=1)
 
 

@@ -10,7 +10,9 @@ CREATE TABLE event (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), body text);
 INSERT INTO event (body) SELECT 'event ' || n FROM generate_series(1, 5) AS n;
 
 -- Each key carries the time it was made; keys sort in the order they were made.
-SELECT id, uuid_extract_version(id) AS version, uuid_extract_timestamp(id) AS made, body
+-- (Schema-qualified: on PostgreSQL 17 and later an unqualified
+-- uuid_extract_timestamp is core's, which 17 makes read UUIDv1 only.)
+SELECT id, public.uuid_extract_version(id) AS version, public.uuid_extract_timestamp(id) AS made, body
 FROM event ORDER BY id;
 
 -- Many at once: still strictly increasing, all distinct (and, the library
@@ -30,10 +32,10 @@ SELECT count(*) AS last_hour FROM event WHERE id >= uuid_v7_lower_bound(now() - 
 -- A UUID for another time (back-dating an import, say): the shift moves the
 -- embedded time only.
 SELECT uuid_generate_v7(interval '-1 day') AS yesterday,
-       uuid_extract_timestamp(uuid_generate_v7(interval '-1 day')) AS its_time;
+       public.uuid_extract_timestamp(uuid_generate_v7(interval '-1 day')) AS its_time;
 
 -- RFC 9562's own examples read back: v1, v6 and v7 of 2022-02-22 19:22:22 UTC.
-SELECT u AS uuid, uuid_extract_version(u) AS version, uuid_extract_timestamp(u) AS ts
+SELECT u AS uuid, public.uuid_extract_version(u) AS version, public.uuid_extract_timestamp(u) AS ts
 FROM (VALUES ('C232AB00-9414-11EC-B3C8-9F6BDECED846'::uuid),
              ('1EC9414C-232A-6B00-B3C8-9F6BDECED846'),
              ('017F22E2-79B0-7CC3-98C4-DC0C0C07398F')) AS v(u);

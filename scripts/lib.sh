@@ -1,15 +1,19 @@
 # Shared settings and helpers for the scripts; sourced, not run.
 UUID_EXT_USER=${UUID_EXT_USER:-uuidext}
 UUID_EXT_PG_ROOT=${UUID_EXT_PG_ROOT:-/opt/uuid_ext}
-UUID_EXT_PG_VERSIONS=${UUID_EXT_PG_VERSIONS:-"15 16 18"}
+UUID_EXT_PG_VERSIONS=${UUID_EXT_PG_VERSIONS:-"15 16 17 18"}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-pg_config_for() { # major -> path of its pg_config
+# Where each PostgreSQL lives (scripts/setup installs them): 15 is Debian's
+# package, 16 a PyPI wheel, 17 and 18 built from Debian's source packages.
+pg_prefix_for() { # major -> its installation prefix
   case $1 in
-    15) echo /usr/lib/postgresql/15/bin/pg_config ;;
-    *) echo "$UUID_EXT_PG_ROOT/pg$1/pgserver/pginstall/bin/pg_config" ;;
+    15) echo /usr/lib/postgresql/15 ;;
+    16) echo "$UUID_EXT_PG_ROOT/pg16/pgserver/pginstall" ;;
+    *) echo "$UUID_EXT_PG_ROOT/postgresql-$1" ;;
   esac
 }
+pg_config_for() { echo "$(pg_prefix_for "$1")/bin/pg_config"; }
 pg_bindir_for() { "$(pg_config_for "$1")" --bindir; }
 pg_regress_for() { echo "$(dirname "$("$(pg_config_for "$1")" --pgxs)")/../test/regress/pg_regress"; }
 
@@ -59,16 +63,34 @@ install_ext() { # MAJOR [--release]
 
 # Runs pg_regress golden tests (INPUTDIR/sql, INPUTDIR/expected; default
 # tests/pg_regress) against the cluster in $PGHOST/$PGPORT.
-# Files named *_pgNN.sql run on PostgreSQL NN only.
+#  - sql/NAME_pgNN.sql runs on PostgreSQL NN only;
+#  - a file whose first line is `-- requires: EXTENSION` runs only where that
+#    extension is installed (the contrib modules; the wheel of 16 has none);
+#  - expected/pgNN/NAME.out, where it exists, is NAME's expected output on NN
+#    (a result that differs by version), else expected/NAME.out.
 run_regress() { # MAJOR OUTDIR [INPUTDIR]
-  local major=$1 out=$2 in=${3:-$ROOT/tests/pg_regress} tests=() f n
+  local major=$1 out=$2 in=${3:-$ROOT/tests/pg_regress} tests=() f n req
+  local sharedir stage="$2/input"
+  sharedir=$("$(pg_config_for "$major")" --sharedir)
+  rm -rf "$stage"
+  mkdir -p "$stage/sql" "$stage/expected"
   for f in "$in"/sql/*.sql; do
     n=$(basename "$f" .sql)
     case $n in *_pg[0-9]*) [[ $n == *_pg"$major" ]] || continue ;; esac
+    req=$(sed -n '1s/^-- requires: *\([^ ]*\).*/\1/p' "$f")
+    if [ -n "$req" ] && [ ! -f "$sharedir/extension/$req.control" ]; then
+      echo "(skipped on PostgreSQL $major, which has no $req: $n)"
+      continue
+    fi
+    cp "$f" "$stage/sql/"
+    if [ -f "$in/expected/pg$major/$n.out" ]; then
+      cp "$in/expected/pg$major/$n.out" "$stage/expected/$n.out"
+    else
+      cp "$in/expected/$n.out" "$stage/expected/$n.out"
+    fi
     tests+=("$n")
   done
-  mkdir -p "$out"
   "$(pg_regress_for "$major")" --bindir="$(pg_bindir_for "$major")" \
-    --inputdir="$in" --outputdir="$out" \
+    --inputdir="$stage" --outputdir="$out" \
     --host="$PGHOST" --port="$PGPORT" --user=postgres --dbname=uuid_ext_regress "${tests[@]}"
 }

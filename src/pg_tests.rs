@@ -25,6 +25,17 @@ mod tests {
         .execute()
     }
 
+    /// `name` qualified with the extension's schema: on PostgreSQL 17 and
+    /// later an unqualified `uuid_extract_timestamp` reaches core's.
+    fn ours(name: &str) -> String {
+        let schema = Spi::get_one::<String>(
+            "SELECT quote_ident(extnamespace::regnamespace::text) FROM pg_extension WHERE extname = 'uuid_ext'",
+        )
+        .unwrap()
+        .unwrap();
+        format!("{schema}.{name}")
+    }
+
     fn gen() -> Uuid {
         Spi::get_one::<Uuid>("SELECT uuid_generate_v7()")
             .unwrap()
@@ -62,7 +73,7 @@ mod tests {
             .unwrap()
             .unwrap();
         let at = Spi::get_one_with_args::<TimestampWithTimeZone>(
-            "SELECT uuid_extract_timestamp($1)",
+            &format!("SELECT {}($1)", ours("uuid_extract_timestamp")),
             &[id.into()],
         )
         .unwrap()
@@ -249,8 +260,8 @@ mod tests {
     fn strict_functions_return_null_for_null() {
         for q in [
             "SELECT uuid_generate_v7(NULL::interval)",
-            "SELECT uuid_extract_timestamp(NULL)::text",
-            "SELECT uuid_extract_version(NULL)::text",
+            &format!("SELECT {}(NULL)::text", ours("uuid_extract_timestamp")),
+            &format!("SELECT {}(NULL)::text", ours("uuid_extract_version")),
             "SELECT uuid_v7_lower_bound(NULL)",
             "SELECT uuid_v7_upper_bound(NULL)",
             "SELECT uuid_v7_to_timestamptz(NULL)::text",

@@ -6,7 +6,14 @@
    itself gets one where `CREATE EXTENSION uuid_ext` already ran. A line
    `<!-- readme-test: setup=FILE check=FILE -->` right before a block names
    SQL files (relative to the repository) run before and after it.
-2. The functions the README's SQL reference documents are exactly the
+2. A query that states its result in a comment after its semicolon,
+   `SELECT ...;  -- result`, must print exactly that (one row; columns
+   separated by ` | `; NULL as `NULL`; in UTC with ISO dates). A result that
+   differs by PostgreSQL version names the versions,
+   `-- on 15, 16: result; on 17: other; on 18: ...`, and must name the
+   version under test. Queries are statements that start with SELECT, SHOW,
+   VALUES or TABLE; a comment after any other statement is a note.
+3. The functions the README's SQL reference documents are exactly the
    functions the extension installs: none missing, none undocumented.
 
 Needs PGHOST, PGPORT and PGUSER of a running cluster with the extension
@@ -41,9 +48,59 @@ def sql_blocks(text):
 
 
 def psql(args, dbname, sql=None, file=None):
-    cmd = [args.psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dbname]
+    cmd = [args.psql, "-X", "-q", "-At", "-F", " | ", "-P", "null=NULL", "-v", "ON_ERROR_STOP=1", "-d", dbname]
     cmd += ["-f", file] if file else ["-f", "-"]
-    return subprocess.run(cmd, input=sql, text=True, capture_output=True)
+    env = dict(os.environ, PGTZ="UTC", PGDATESTYLE="ISO, MDY")
+    return subprocess.run(cmd, input=sql, text=True, capture_output=True, env=env)
+
+
+QUERY = re.compile(r"^\s*(SELECT|SHOW|VALUES|TABLE)\b", re.I)
+PER_VERSION = re.compile(r"^on (\d+(?:, \d+)*): (.*)$")
+
+
+def expected_for(comment, major):
+    """The result a comment states for PostgreSQL `major` (None: not stated)."""
+    parts = comment.split("; ")
+    matches = [PER_VERSION.match(p) for p in parts]
+    if not all(matches):
+        return comment
+    for m in matches:
+        if str(major) in m.group(1).split(", "):
+            return m.group(2)
+    return None
+
+
+def with_markers(sql):
+    """The block with psql \\echo markers around every query that states its
+    result; returns (sql, [(marker, line index in the block, comment)]).
+    (The README's SQL has no `--` inside a string literal.)"""
+    lines = sql.splitlines()
+    stated, begin_at, end_at = [], {}, {}
+    first = None  # the first line of the statement being read
+    for i, line in enumerate(lines):
+        code, _, comment = line.partition("--")
+        code = code.rstrip()
+        if first is None and code.strip():
+            first = i
+        if code.endswith(";"):
+            if comment.strip() and QUERY.match(lines[first]):
+                marker = f"@@readme-result-{len(stated)}@@"
+                begin_at[first], end_at[i] = marker, marker
+                stated.append((marker, first, comment.strip()))
+            first = None
+    out = []
+    for i, line in enumerate(lines):
+        if i in begin_at:
+            out.append(f"\\echo {begin_at[i]}")
+        out.append(line)
+        if i in end_at:
+            out.append(f"\\echo {end_at[i]}/")
+    return "\n".join(out) + "\n", stated
+
+
+def server_major(args):
+    r = psql(args, "postgres", "SHOW server_version_num;")
+    return int(r.stdout.strip()) // 10000
 
 
 def documented_functions(text):
@@ -57,9 +114,12 @@ def main():
     ap.add_argument("--psql", required=True)
     args = ap.parse_args()
     readme = open(os.path.join(ROOT, "README.md")).read()
+    major = server_major(args)
     failures = 0
+    checked = 0
 
     for n, (line, sql, opts) in enumerate(sql_blocks(readme), 1):
+        sql, stated = with_markers(sql)
         db = f"readme_block_{n}"
         psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}"; CREATE DATABASE "{db}";')
         steps = []
@@ -77,9 +137,26 @@ def main():
                 print(f"FAIL block {n} (README.md line {line}) at {what}:\n{r.stdout}{r.stderr}")
                 ok = False
                 break
+            if text is sql:
+                for marker, first, comment in stated:
+                    where = f"README.md:{line + first}"
+                    want = expected_for(comment, major)
+                    if want is None:
+                        print(f"FAIL {where}: the result comment names no result for PostgreSQL {major}: {comment}")
+                        ok = False
+                        continue
+                    got = r.stdout.split(marker + "\n", 1)[1].split(marker + "/\n", 1)[0].rstrip("\n")
+                    if got != want:
+                        print(f"FAIL {where} on PostgreSQL {major}: the README says\n  {want}\nthe server printed\n  "
+                              + got.replace("\n", "\n  "))
+                        ok = False
+                    else:
+                        checked += 1
         psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}";')
         print(f"{'ok  ' if ok else 'FAIL'} README.md:{line} block {n}" + (f" {opts}" if opts else ""))
         failures += not ok
+
+    print(f"ok   {checked} stated results are what PostgreSQL {major} printed")
 
     db = "readme_functions"
     psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}"; CREATE DATABASE "{db}";')

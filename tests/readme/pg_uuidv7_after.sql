@@ -32,7 +32,7 @@ BEGIN
   IF (SELECT id FROM orders WHERE item = 'after the move') <= (SELECT id FROM orders WHERE item <> 'after the move' ORDER BY id DESC LIMIT 1) THEN
     RAISE EXCEPTION 'new key does not sort after the old ones';
   END IF;
-  IF (SELECT count(*) FROM audit WHERE uuid_extract_version(id) = 7) <> 2 THEN
+  IF (SELECT count(*) FROM audit WHERE public.uuid_extract_version(id) = 7) <> 2 THEN
     RAISE EXCEPTION 'audit defaults broken';
   END IF;
 END $$;

@@ -12,10 +12,10 @@ FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev
       FROM (SELECT n, uuid_generate_v7() AS id FROM generate_series(1, 10000) n) s) t;
 SET uuid_ext.monotonicity = backend;
 SELECT uuid_ext_info() ->> 'sequencer' AS sequencer;
-SELECT uuid_extract_version(uuid_generate_v7()) AS version;
+SELECT public.uuid_extract_version(uuid_generate_v7()) AS version;
 -- A new connection that uses the extension says nothing.
 \connect
-SELECT uuid_extract_version(uuid_generate_v7()) AS version;
+SELECT public.uuid_extract_version(uuid_generate_v7()) AS version;
 -- The NOTICE comes once per CREATE EXTENSION.
 DROP EXTENSION uuid_ext;
 CREATE EXTENSION uuid_ext;

@@ -9,7 +9,7 @@ FROM generate_series(1, 20000) AS n;
 -- Every one is a version 7 of the RFC 9562 variant.
 SELECT count(*) AS rows,
        count(DISTINCT id) AS distinct_ids,
-       bool_and(uuid_extract_version(id) = 7) AS all_v7,
+       bool_and(public.uuid_extract_version(id) = 7) AS all_v7,
        bool_and(substr(id::text, 20, 1) IN ('8', '9', 'a', 'b')) AS all_rfc_variant
 FROM g;
 
@@ -38,7 +38,7 @@ FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev
       FROM (SELECT n, uuid_generate_v7(interval '-2 hours') AS id FROM generate_series(1, 5000) n) s) t
 WHERE prev IS NOT NULL AND NOT prev < id;
 -- A shift never moves the sequencer: after 1000 years ahead, today again.
-SELECT uuid_extract_version(uuid_generate_v7(interval '1000 years')) AS v;
+SELECT public.uuid_extract_version(uuid_generate_v7(interval '1000 years')) AS v;
 SELECT public.uuid_extract_timestamp(uuid_generate_v7()) < now() + interval '1 minute' AS back_to_today;
 -- Month and day parts follow the calendar (here in UTC).
 SET TIME ZONE 'UTC';

@@ -26,7 +26,7 @@ SELECT uuid_timestamptz_to_v7('5000-01-01 UTC', true) AS far_future;
 SELECT uuid_generate_v7() < uuid_v7_lower_bound(now() + interval '1 day') AS generator_untouched;
 -- zero = false (the default): random bits, still version 7 at that millisecond.
 SELECT count(DISTINCT u) AS distinct_ids,
-       bool_and(uuid_extract_version(u) = 7) AS all_v7,
+       bool_and(public.uuid_extract_version(u) = 7) AS all_v7,
        bool_and(uuid_v7_to_timestamptz(u) = '2022-02-22 19:22:22 UTC') AS all_at_that_ms,
        bool_and(u > uuid_v7_lower_bound('2022-02-22 19:22:22 UTC')
                 AND u <= uuid_v7_upper_bound('2022-02-22 19:22:22 UTC')) AS all_inside

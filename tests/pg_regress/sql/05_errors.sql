@@ -40,7 +40,7 @@ SELECT uuid_v7_lower_bound('1970-01-01 00:00:00 UTC') IS NOT NULL AS first_ms,
        uuid_v7_upper_bound('10889-08-02 05:31:50.655999 UTC') IS NOT NULL AS last_ms;
 
 -- Nothing above broke the session: the generator still works.
-SELECT uuid_extract_version(uuid_generate_v7()) AS still_v7;
+SELECT public.uuid_extract_version(uuid_generate_v7()) AS still_v7;
 
 RESET TIME ZONE;
 DROP EXTENSION uuid_ext;

@@ -1,18 +1,19 @@
+-- requires: uuid-ossp
 -- uuid_ext installs into a schema that already has uuid-ossp, and the two
--- work side by side (no name of uuid-ossp's is reused). PostgreSQL 15 only:
--- the builds of 16 and 18 used here ship no contrib modules.
+-- work side by side (no name of uuid-ossp's is reused). On every PostgreSQL
+-- with contrib (the build of 16 used here has none).
 CREATE EXTENSION "uuid-ossp";
 CREATE EXTENSION uuid_ext;
 SELECT e.extname, n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
 WHERE e.extname IN ('uuid-ossp', 'uuid_ext') ORDER BY 1;
 
 -- Both extensions' functions resolve, each to its own.
-SELECT uuid_extract_version(uuid_generate_v1()) AS ossp_v1,
-       uuid_extract_version(uuid_generate_v4()) AS ossp_v4,
-       uuid_extract_version(uuid_generate_v5(uuid_ns_url(), 'https://example.com')) AS ossp_v5,
-       uuid_extract_version(uuid_generate_v7()) AS ours_v7;
+SELECT public.uuid_extract_version(uuid_generate_v1()) AS ossp_v1,
+       public.uuid_extract_version(uuid_generate_v4()) AS ossp_v4,
+       public.uuid_extract_version(uuid_generate_v5(uuid_ns_url(), 'https://example.com')) AS ossp_v5,
+       public.uuid_extract_version(uuid_generate_v7()) AS ours_v7;
 -- Our reader on uuid-ossp's time-based UUID: the time of now.
-SELECT abs(extract(epoch FROM uuid_extract_timestamp(uuid_generate_v1()) - now())) < 60 AS v1_time_is_now;
+SELECT abs(extract(epoch FROM public.uuid_extract_timestamp(uuid_generate_v1()) - now())) < 60 AS v1_time_is_now;
 
 -- Either can be dropped and re-created without the other.
 DROP EXTENSION uuid_ext;
