@@ -111,6 +111,14 @@ def rotated(names, r):
     return names[r % len(names):] + names[:r % len(names)]
 
 
+def next_v7_lead_ms(db):
+    """How far the next UUIDv7's time is ahead of the clock's millisecond: the
+    sequencer's word outlives a run, so this shows whether the run left the
+    embedded time ahead of the clock."""
+    return float(db.q("SELECT extract(epoch FROM public.uuid_extract_timestamp(uuid_generate_v7())"
+                      " - date_trunc('milliseconds', clock_timestamp())) * 1000"))
+
+
 def leaf_density(db, index):
     return float(db.q(f"SELECT avg_leaf_density FROM pgstatindex('{index}')"))
 
@@ -127,11 +135,7 @@ def index_locality(db, rows, rounds, core_v7):
             db.q("CHECKPOINT")
             secs = float(db.q(f"SELECT bench_seconds('INSERT INTO loc_{t} (n) SELECT generate_series(1, {rows})')"))
             if k == "v7":
-                # The sequencer's word outlives the insert: the next UUID shows
-                # whether the insert left the embedded time ahead of the clock.
-                lead_after.append(float(db.q(
-                    "SELECT extract(epoch FROM public.uuid_extract_timestamp(uuid_generate_v7())"
-                    " - date_trunc('milliseconds', clock_timestamp())) * 1000")))
+                lead_after.append(next_v7_lead_ms(db))
             res[k]["insert_s"].append(secs)
             res[k]["index_bytes"].append(int(db.q(f"SELECT pg_relation_size('loc_{t}_pkey')")))
             res[k]["table_bytes"].append(int(db.q(f"SELECT pg_relation_size('loc_{t}')")))
@@ -185,8 +189,7 @@ def pgbench(db, pgbench_bin, clients, seconds, rounds, core_v7):
             res[k]["failed"].append(failed)
             res[k]["aborted"].append(aborted)
             if k == "v7":
-                leads.append(float(db.q("SELECT extract(epoch FROM public.uuid_extract_timestamp(uuid_generate_v7())"
-                                        " - date_trunc('milliseconds', clock_timestamp())) * 1000")))
+                leads.append(next_v7_lead_ms(db))
     db.q("DROP TABLE IF EXISTS pgb")
     out = {k: {"tps": statistics.median(v["tps"]), "failed": sum(v["failed"]), "aborted": sum(v["aborted"]),
                "runs": v["tps"]} for k, v in res.items()}
