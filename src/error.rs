@@ -6,6 +6,9 @@ use pgrx::{PgLogLevel, PgSqlErrorCode};
 /// The range a UUIDv7's 48-bit millisecond field holds, for error details.
 pub const V7_RANGE: &str =
     "A UUIDv7 holds times from 1970-01-01 00:00:00 UTC to 10889-08-02 05:31:50.655 UTC.";
+/// The range a UUIDv6's 60-bit time holds.
+pub const V6_RANGE: &str =
+    "A UUIDv6 holds times from 1582-10-15 00:00:00 UTC to 5236-03-31 21:21:00.684697 UTC.";
 
 #[track_caller]
 fn raise(code: PgSqlErrorCode, message: String, detail: Option<&str>, hint: Option<&str>) -> ! {
@@ -42,15 +45,84 @@ pub fn v7_shift_out_of_range() -> ! {
     )
 }
 
+/// 22008: a timestamp given to a UUIDv6 function is outside what it holds.
+#[track_caller]
+pub fn v6_timestamp_out_of_range() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW,
+        "timestamp out of range for a UUIDv6".into(),
+        Some(V6_RANGE),
+        None,
+    )
+}
+
 /// 22008: the sequencer reached the last value its time field holds.
 #[track_caller]
 pub fn sequence_exhausted(version: u8) -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW,
         format!("UUIDv{version} time field exhausted: no later UUIDv{version} can be made"),
-        Some(V7_RANGE),
+        Some(if version == 6 { V6_RANGE } else { V7_RANGE }),
         Some("Check the system clock; the sequencer never wraps around."),
     )
+}
+
+/// 22023: an argument that is not one of the values a function knows.
+#[track_caller]
+pub fn unknown_value(what: &str, given: &str, valid: &str) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+        format!("unknown {what} \"{given}\""),
+        Some(&format!("Valid values: {valid}.")),
+        None,
+    )
+}
+
+/// 22023: `uuid_generate_v8(bytea)` given other than 16 bytes.
+#[track_caller]
+pub fn not_16_bytes(found: usize) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+        format!("a UUIDv8 is made of exactly 16 bytes, not {found}"),
+        Some("Pass a bytea of 16 bytes; its version and variant bits are written over."),
+        None,
+    )
+}
+
+/// 22023: a conversion given a UUID of another version than it converts.
+#[track_caller]
+pub fn wrong_version(function: &str, wanted: u8, found: Option<u8>) -> ! {
+    let found = match found {
+        Some(v) => format!("a UUIDv{v}"),
+        None => "a UUID whose variant is not RFC 9562's".into(),
+    };
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+        format!("{function}() converts a UUIDv{wanted}, not {found}"),
+        Some(&format!(
+            "Its argument must be a UUIDv{wanted} (version {wanted}, variant RFC 9562)."
+        )),
+        None,
+    )
+}
+
+/// 22P02: text that is no UUID in the compact form it was said to be in.
+#[track_caller]
+pub fn invalid_text(format: &str, given: &str, why: &str) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+        format!("invalid input syntax for a {format} UUID: \"{given}\""),
+        Some(&sentence(why)),
+        None,
+    )
+}
+
+/// `why` as a detail message: a capitalised sentence with its full stop.
+fn sentence(why: &str) -> String {
+    let mut chars = why.chars();
+    chars.next().map_or_else(String::new, |first| {
+        format!("{}{}.", first.to_uppercase(), chars.as_str())
+    })
 }
 
 /// XX000: the operating system would not seed the random generator.

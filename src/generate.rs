@@ -8,7 +8,7 @@ use pgrx::prelude::*;
 use pgrx::{PgSqlErrorCode, PgTryBuilder};
 use uuid_ext_core::rng::ForkSafeRng;
 use uuid_ext_core::sequencer::Session;
-use uuid_ext_core::{time, v7};
+use uuid_ext_core::{time, v6, v7};
 
 use crate::{error, pgtime, shmem};
 
@@ -16,12 +16,14 @@ use crate::{error, pgtime, shmem};
 /// thread, so a thread-local is a process-local.
 struct Generator {
     v7: Session,
+    v6: Session,
     rng: ForkSafeRng,
 }
 
 thread_local! {
-    static GENERATOR: RefCell<Generator> =
-        const { RefCell::new(Generator { v7: Session::new(), rng: ForkSafeRng::new() }) };
+    static GENERATOR: RefCell<Generator> = const {
+        RefCell::new(Generator { v7: Session::new(), v6: Session::new(), rng: ForkSafeRng::new() })
+    };
 }
 
 /// The process drawing random numbers, as PostgreSQL knows it (set after
@@ -76,6 +78,22 @@ fn next_v7() -> (u64, u64) {
     })
 }
 
+/// The next UUIDv6 sequence word (the 60-bit time) and 64 random bits.
+fn next_v6() -> (u64, u64) {
+    let candidate = v6::candidate(clock_ns());
+    let pid = my_pid();
+    GENERATOR.with_borrow_mut(|g| {
+        let word =
+            g.v6.next(shmem::v6_word(), candidate, v6::MAX_WORD)
+                .unwrap_or_else(|_| error::sequence_exhausted(v6::VERSION));
+        let random = g
+            .rng
+            .next_u64(pid)
+            .unwrap_or_else(|e| error::random_unavailable(&e));
+        (word, random)
+    })
+}
+
 fn random_tail() -> u128 {
     let mut tail = [0u8; 16];
     GENERATOR
@@ -113,6 +131,14 @@ fn uuid_generate_v7_shifted(shift: Interval) -> Uuid {
         .and_then(|delta_us| v7::shift(word, delta_us))
         .unwrap_or_else(|| error::v7_shift_out_of_range());
     Uuid::from_bytes(v7::from_word(shifted, random))
+}
+
+/// A UUIDv6 strictly greater than every UUIDv6 this sequencer gave before;
+/// its clock sequence and node are fresh random bits (RFC 9562 §5.6, §6.10).
+#[pg_extern(volatile, parallel_safe)]
+fn uuid_generate_v6() -> Uuid {
+    let (word, random) = next_v6();
+    Uuid::from_bytes(v6::from_word(word, random))
 }
 
 fn v7_at(ms: u64, zero: bool) -> Uuid {

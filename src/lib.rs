@@ -9,8 +9,10 @@ mod extract;
 mod generate;
 mod guc;
 mod info;
+mod names;
 mod pgtime;
 mod shmem;
+mod text;
 
 ::pgrx::pg_module_magic!(name, version);
 

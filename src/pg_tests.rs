@@ -7,7 +7,7 @@ mod tests {
     use pgrx::datum::{TimestampWithTimeZone, Uuid};
     use pgrx::prelude::*;
     use pgrx::{PgSqlErrorCode, PgTryBuilder};
-    use uuid_ext_core::{layout, v7};
+    use uuid_ext_core::{layout, v6, v7};
 
     use crate::{generate, shmem};
 
@@ -232,6 +232,69 @@ mod tests {
         );
     }
 
+    fn gen6() -> Uuid {
+        Spi::get_one::<Uuid>("SELECT uuid_generate_v6()")
+            .unwrap()
+            .unwrap()
+    }
+
+    #[pg_test]
+    fn v6_exhausted_sequencer_is_22008_never_a_wrap() {
+        Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
+        shmem::set_local_v6_for_test(v6::MAX_WORD);
+        assert_eq!(
+            sqlstate_of(|| {
+                gen6();
+            }),
+            Some(PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW)
+        );
+        shmem::set_local_v6_for_test(v6::MAX_WORD - 1);
+        assert_eq!(v6::word(gen6().as_bytes()), v6::MAX_WORD);
+        assert_eq!(
+            sqlstate_of(|| {
+                gen6();
+            }),
+            Some(PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW)
+        );
+    }
+
+    /// UUIDv6 has a word of its own, shared when preloaded, local in backend mode.
+    #[pg_test]
+    fn v6_has_its_own_word() {
+        let shared = shmem::v6_word() as *const _;
+        assert!(!std::ptr::eq(shared, shmem::v7_word()));
+        let a = v6::word(gen6().as_bytes());
+        let b = v6::word(gen6().as_bytes());
+        assert!(a < b);
+        assert_eq!(
+            shmem::v6_word().load(std::sync::atomic::Ordering::Relaxed),
+            b
+        );
+        Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
+        assert!(!std::ptr::eq(shmem::v6_word(), shared));
+        // The session never goes below its own last value on the other word.
+        assert!(v6::word(gen6().as_bytes()) > b);
+    }
+
+    #[pg_test]
+    fn v6_time_is_the_clock() {
+        Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
+        let before = Spi::get_one::<TimestampWithTimeZone>("SELECT clock_timestamp()")
+            .unwrap()
+            .unwrap();
+        let id = gen6();
+        let after = Spi::get_one::<TimestampWithTimeZone>("SELECT clock_timestamp()")
+            .unwrap()
+            .unwrap();
+        let at = Spi::get_one_with_args::<TimestampWithTimeZone>(
+            &format!("SELECT {}($1)", ours("uuid_extract_timestamp")),
+            &[id.into()],
+        )
+        .unwrap()
+        .unwrap();
+        assert!(i64::from(before) <= i64::from(at) && i64::from(at) <= i64::from(after));
+    }
+
     #[pg_test]
     fn errors_carry_their_sqlstate() {
         let overflow = Some(PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW);
@@ -242,6 +305,8 @@ mod tests {
             "SELECT uuid_timestamp_to_v7('10889-08-02 05:31:50.656')",
             "SELECT uuid_generate_v7(interval '-60 years')",
             "SELECT uuid_generate_v7(interval '100000 years')",
+            "SELECT uuid_v6_lower_bound('1582-10-14 UTC')",
+            "SELECT uuid_v6_upper_bound('infinity')",
         ] {
             assert_eq!(sqlstate_of(|| Spi::run(q).unwrap()), overflow, "{q}");
         }
@@ -249,6 +314,22 @@ mod tests {
             sqlstate_of(|| Spi::run("SELECT uuid_v7_lower_bound('1970-01-01 UTC')").unwrap()),
             None
         );
+        let parameter = Some(PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE);
+        let text = Some(PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION);
+        for (q, code) in [
+            ("SELECT uuid_generate_v8('\\x0001')", parameter),
+            (
+                "SELECT uuid_generate_v8_name(gen_random_uuid(), 'x', 'md5')",
+                parameter,
+            ),
+            ("SELECT uuid_namespace('nis')", parameter),
+            ("SELECT uuid_encode(gen_random_uuid(), 'base36')", parameter),
+            ("SELECT uuid_v1_to_v6(gen_random_uuid())", parameter),
+            ("SELECT uuid_decode('xyz', 'base58')", text),
+            ("SELECT uuid_extract_timestamp_text('xyz')", text),
+        ] {
+            assert_eq!(sqlstate_of(|| Spi::run(q).unwrap()), code, "{q}");
+        }
     }
 
     #[pg_test(error = "timestamp out of range for a UUIDv7")]
@@ -269,6 +350,19 @@ mod tests {
             "SELECT uuid_timestamptz_to_v7(NULL)",
             "SELECT uuid_timestamp_to_v7(NULL)",
             "SELECT uuid_timestamptz_to_v7(now(), NULL)",
+            "SELECT uuid_generate_v8(NULL)",
+            "SELECT uuid_generate_v8_name(NULL, 'x')",
+            "SELECT uuid_generate_v8_name(gen_random_uuid(), 'x', NULL)",
+            "SELECT uuid_generate_v5_name(NULL, 'x'::bytea)",
+            "SELECT uuid_namespace(NULL)",
+            "SELECT uuid_extract_timestamp_text(NULL)::text",
+            "SELECT uuid_inspect(NULL)::text",
+            "SELECT uuid_v6_lower_bound(NULL)",
+            "SELECT uuid_v6_upper_bound(NULL)",
+            "SELECT uuid_v1_to_v6(NULL)",
+            "SELECT uuid_v6_to_v1(NULL)",
+            "SELECT uuid_encode(NULL, 'hex')",
+            "SELECT uuid_decode('x', NULL)::text",
         ] {
             assert_eq!(
                 Spi::get_one::<String>(&format!("SELECT ({q})::text")).unwrap(),

@@ -25,7 +25,7 @@ use crate::guc::{self, Monotonicity};
 #[repr(C)]
 struct SharedWords {
     v7: AtomicU64,
-    /// Reserved for UUIDv6's 60-bit time (its own sequence).
+    /// UUIDv6's 60-bit time (its own sequence).
     v6: AtomicU64,
 }
 
@@ -41,6 +41,7 @@ static CARRIED_V7: AtomicU64 = AtomicU64::new(0);
 static CARRIED_V6: AtomicU64 = AtomicU64::new(0);
 
 static LOCAL_V7: AtomicU64 = AtomicU64::new(0);
+static LOCAL_V6: AtomicU64 = AtomicU64::new(0);
 
 const SEGMENT_NAME: &std::ffi::CStr = c"uuid_ext sequencer";
 
@@ -142,17 +143,31 @@ pub fn uses_shared() -> bool {
     guc::monotonicity() == Monotonicity::Shared && shared().is_some()
 }
 
+/// The words this session draws from now.
+#[inline]
+fn words() -> Option<&'static SharedWords> {
+    shared().filter(|_| guc::monotonicity() == Monotonicity::Shared)
+}
+
 /// The word the next UUIDv7 is drawn from.
 #[inline]
 pub fn v7_word() -> &'static AtomicU64 {
-    match shared() {
-        Some(words) if guc::monotonicity() == Monotonicity::Shared => &words.v7,
-        _ => &LOCAL_V7,
-    }
+    words().map_or(&LOCAL_V7, |w| &w.v7)
+}
+
+/// The word the next UUIDv6 is drawn from.
+#[inline]
+pub fn v6_word() -> &'static AtomicU64 {
+    words().map_or(&LOCAL_V6, |w| &w.v6)
 }
 
 /// Tests build the word at its edge rather than wait 8,000 years.
 #[cfg(any(test, feature = "pg_test"))]
 pub fn set_local_v7_for_test(value: u64) {
     LOCAL_V7.store(value, Ordering::Relaxed);
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+pub fn set_local_v6_for_test(value: u64) {
+    LOCAL_V6.store(value, Ordering::Relaxed);
 }

@@ -1,27 +1,29 @@
 #!/usr/bin/env python3
-"""Real concurrent sessions and parallel workers generating UUIDv7s at the
-same time, on a cluster that preloads uuid_ext (SPEC §3, §4, §5).
+"""Real concurrent sessions and parallel workers generating UUIDv7s, then
+UUIDv6s, at the same time, on a cluster that preloads uuid_ext (SPEC §3,
+§4, §5).
 
 For uuid_ext.monotonicity = shared, asserts: every UUID unique, each session
 strictly increasing, and the property only a shared sequencer gives: no two
-UUIDs of the whole run share the sequencer's 64 bits (ms, fraction,
-counter). The same load with monotonicity = backend shows that this property
-is what tells the two apart: it reports how many words are shared there
-without asserting on the number. In both, the 58 random bits never repeat
-across sessions: the generator seeded in the postmaster re-seeds after fork.
+UUIDs of the whole run share the sequencer's word (v7: ms, fraction,
+counter; v6: the 60-bit time). The same load with monotonicity = backend
+shows that this property is what tells the two apart: it reports how many
+words are shared there without asserting on the number. In both, the random
+bits never repeat across sessions: the generator seeded in the postmaster
+re-seeds after fork.
 
 Env: PSQL, PGHOST, PGPORT, PGUSER; PG_MAJOR.
 """
 import os
 import threading
-from pg import fail, finish, ok, parse, q, random_bits, start, wait_for, word
+from pg import GENERATORS, fail, finish, ok, parse, q, random_bits, start, wait_for, word
 
 SESSIONS = 4
 PER_SESSION = 250_000
 LOCK = 7_700_001
 
 
-def run_sessions(mode):
+def run_sessions(mode, gen):
     """SESSIONS sessions held at an advisory-lock barrier, then released at
     once to generate PER_SESSION UUIDs each in a tight loop."""
     holder = start(f"SELECT pg_advisory_lock({LOCK}); SELECT pg_sleep(600);")
@@ -29,7 +31,7 @@ def run_sessions(mode):
              "the barrier")
     script = (f"SET uuid_ext.monotonicity = '{mode}';\n"
               f"SELECT pg_advisory_lock_shared({LOCK}) \\g /dev/null\n"
-              f"COPY (SELECT n, uuid_generate_v7() FROM generate_series(1, {PER_SESSION}) AS n) TO STDOUT WITH (DELIMITER '|');\n")
+              f"COPY (SELECT n, {gen} FROM generate_series(1, {PER_SESSION}) AS n) TO STDOUT WITH (DELIMITER '|');\n")
     procs = [start(script) for _ in range(SESSIONS)]
     wait_for(lambda: q(f"SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = {LOCK} AND NOT granted")
              == str(SESSIONS), "every session at the barrier")
@@ -66,26 +68,26 @@ def check_common(mode, sessions):
     return len(words) - len(set(words))
 
 
-def parallel_workers(mode):
+def parallel_workers(mode, gen, label):
     force = "force_parallel_mode" if int(os.environ["PG_MAJOR"]) < 16 else "debug_parallel_query"
     settings = (f"SET uuid_ext.monotonicity = '{mode}'; SET {force} = on; SET parallel_setup_cost = 0; "
                 "SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; "
                 "SET max_parallel_workers_per_gather = 2;\n")
-    query = "SELECT n, uuid_generate_v7() FROM par_src"
+    query = f"SELECT n, {gen} FROM par_src"
     plan = q(settings + f"EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) {query}")
     if "Workers Launched: 2" not in plan:
-        fail(f"{mode}: the parallel plan did not launch 2 workers:\n{plan}")
+        fail(f"{label}: the parallel plan did not launch 2 workers:\n{plan}")
     out = q(settings + f"COPY ({query}) TO STDOUT WITH (DELIMITER '|')")
     plan_after = q(settings + f"EXPLAIN (COSTS OFF) {query}")
     if "Gather" not in plan_after:
-        fail(f"{mode}: no Gather in the plan")
+        fail(f"{label}: no Gather in the plan")
     us = [int(line.split("|")[1].replace("-", ""), 16) for line in out.splitlines()]
     if len(set(us)) != len(us):
-        fail(f"{mode}: parallel workers made a UUID twice")
+        fail(f"{label}: parallel workers made a UUID twice")
     randoms = [random_bits(u) for u in us]
     if len(set(randoms)) != len(randoms):
-        fail(f"{mode}: random bits repeated across parallel workers")
-    ok(f"{mode}: {len(us)} UUIDs from a leader and 2 parallel workers: all unique, random bits never repeat")
+        fail(f"{label}: random bits repeated across parallel workers")
+    ok(f"{label}: {len(us)} UUIDs from a leader and 2 parallel workers: all unique, random bits never repeat")
     words = [word(u) for u in us]
     return len(words) - len(set(words))
 
@@ -96,23 +98,25 @@ def main():
     if info != "shared":
         fail(f"uuid_ext_info() says sequencer = {info} on a preloaded cluster")
 
-    shared = check_common("shared", run_sessions("shared"))
-    if shared:
-        fail(f"shared: {shared} UUIDs share the sequencer's 64 bits with another")
-    ok("shared: no two UUIDs of the run share the sequencer's 64 bits")
-    backend = check_common("backend", run_sessions("backend"))
-    print(f"info backend: {backend} UUIDs share the sequencer's 64 bits with one from another session "
-          "(not asserted: what the shared word prevents)", flush=True)
-
     q("DROP TABLE IF EXISTS par_src; CREATE TABLE par_src AS SELECT generate_series(1, 300000) AS n; "
       "ALTER TABLE par_src SET (parallel_workers = 2); ANALYZE par_src")
-    shared = parallel_workers("shared")
-    if shared:
-        fail(f"shared: {shared} UUIDs from parallel workers share the sequencer's 64 bits")
-    ok("shared: parallel workers never share the sequencer's 64 bits")
-    backend = parallel_workers("backend")
-    print(f"info backend: {backend} UUIDs from parallel workers share the sequencer's 64 bits (not asserted)",
-          flush=True)
+    for v, gen in GENERATORS.items():
+        print(f"-- UUIDv{v}: {gen}", flush=True)
+        shared = check_common(f"v{v} shared", run_sessions("shared", gen))
+        if shared:
+            fail(f"v{v} shared: {shared} UUIDs share the sequencer's word with another")
+        ok(f"v{v} shared: no two UUIDs of the run share the sequencer's word")
+        backend = check_common(f"v{v} backend", run_sessions("backend", gen))
+        print(f"info v{v} backend: {backend} UUIDs share the sequencer's word with one from another session "
+              "(not asserted: what the shared word prevents)", flush=True)
+
+        shared = parallel_workers("shared", gen, f"v{v} shared")
+        if shared:
+            fail(f"v{v} shared: {shared} UUIDs from parallel workers share the sequencer's word")
+        ok(f"v{v} shared: parallel workers never share the sequencer's word")
+        backend = parallel_workers("backend", gen, f"v{v} backend")
+        print(f"info v{v} backend: {backend} UUIDs from parallel workers share the sequencer's word (not asserted)",
+              flush=True)
     q("DROP TABLE par_src")
 
 

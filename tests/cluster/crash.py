@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""The sequencer across a clock that steps back and a crash restart (SPEC §4).
+"""The sequencers across a clock that steps back and a crash restart (SPEC §4).
 
 The server runs under libfaketime, its clock read from a file. It starts a
-day ahead; UUIDs are made; the clock steps back a day (the word stays
-ahead); a backend is killed with SIGKILL while generating, so the postmaster
-resets shared memory; after the restart every new UUID must still be greater
-than every UUID before, although the clock is a day behind them. That holds
-only if the postmaster carried the word across the reset.
+day ahead; UUIDv7s and UUIDv6s are made; the clock steps back a day (the
+words stay ahead); a backend is killed with SIGKILL while generating, so the
+postmaster resets shared memory; after the restart every new UUID of each
+version must still be greater than every one before, although the clock is a
+day behind them. That holds only if the postmaster carried both words across
+the reset.
 
 Env: PSQL, PGHOST, PGPORT, PGUSER; FAKETIME_FILE (the file the server reads
 its clock offset from); SERVER_LOG.
@@ -14,19 +15,25 @@ its clock offset from); SERVER_LOG.
 import os
 import signal
 import time
-from pg import fail, ok, q, start, wait_for
+from pg import GENERATORS, fail, ok, q, start, unix_ms, wait_for
 
 DAY_MS = 86_400_000
 
 
 def newest(n):
-    return int(q(f"SELECT id FROM (SELECT uuid_generate_v7() AS id FROM generate_series(1, {n})) s "
-                 "ORDER BY id DESC LIMIT 1").replace("-", ""), 16)
+    """The greatest of n new UUIDs of each version: {version: uuid}."""
+    return {v: int(q(f"SELECT id FROM (SELECT {gen} AS id FROM generate_series(1, {n})) s "
+                     "ORDER BY id DESC LIMIT 1").replace("-", ""), 16)
+            for v, gen in GENERATORS.items()}
 
 
 def lead_ms(u):
-    """How far a UUIDv7's time is ahead of the real (not faked) clock."""
-    return (u >> 80) - int(time.time() * 1000)
+    """How far a UUID's time is ahead of the real (not faked) clock."""
+    return unix_ms(u) - int(time.time() * 1000)
+
+
+def least_lead_h(us):
+    return min(lead_ms(u) for u in us.values()) / 3_600_000
 
 
 def main():
@@ -39,7 +46,7 @@ def main():
         fail(f"the server's clock is not a day ahead (skew {skew:.0f} s): libfaketime did not take")
 
     before = newest(20_000)
-    if lead_ms(before) < DAY_MS - 600_000:
+    if any(lead_ms(u) < DAY_MS - 600_000 for u in before.values()):
         fail("UUIDs made a day ahead do not carry that time")
 
     with open(fake, "w") as f:
@@ -47,11 +54,13 @@ def main():
     wait_for(lambda: abs(float(q("SELECT extract(epoch FROM clock_timestamp())")) - time.time()) < 60,
              "the server's clock to step back")
     after_step = newest(1_000)
-    if after_step <= before:
-        fail("after the clock stepped back a day, a UUID went backwards")
-    if lead_ms(after_step) < DAY_MS - 600_000:
-        fail("after the clock stepped back, the embedded time did not stay ahead")
-    ok(f"clock stepped back a day: the next UUIDs stay above, {lead_ms(after_step) / 3_600_000:.1f} h ahead of the clock")
+    for v in GENERATORS:
+        if after_step[v] <= before[v]:
+            fail(f"after the clock stepped back a day, a UUIDv{v} went backwards")
+        if lead_ms(after_step[v]) < DAY_MS - 600_000:
+            fail(f"after the clock stepped back, the UUIDv{v} time did not stay ahead")
+    ok(f"clock stepped back a day: the next UUIDv7s and UUIDv6s stay above, "
+       f"{least_lead_h(after_step):.1f} h ahead of the clock")
 
     # A backend generating in a tight loop, killed with SIGKILL.
     victim = start("SELECT count(uuid_generate_v7()) FROM generate_series(1, 2000000000);")
@@ -83,11 +92,12 @@ def main():
         fail("the shared sequencer did not come back after the crash restart")
 
     after_crash = newest(1_000)
-    if after_crash <= after_step:
-        fail(f"after the crash restart a UUID went backwards: {after_crash:032x} <= {after_step:032x} "
-             "(the word was not carried across the reset)")
+    for v in GENERATORS:
+        if after_crash[v] <= after_step[v]:
+            fail(f"after the crash restart a UUIDv{v} went backwards: {after_crash[v]:032x} <= "
+                 f"{after_step[v]:032x} (the word was not carried across the reset)")
     ok(f"crash restart (backend killed with SIGKILL while generating): the shared sequencer is back and "
-       f"new UUIDs stay above every earlier one, {lead_ms(after_crash) / 3_600_000:.1f} h ahead of the clock")
+       f"new UUIDv7s and UUIDv6s stay above every earlier one, {least_lead_h(after_crash):.1f} h ahead of the clock")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,15 @@ def q(sql, db="postgres", check=True):
     return r.stdout.strip()
 
 
+def q_long(sql, db="postgres"):
+    """As q, for SQL longer than a command line holds: sent on stdin."""
+    r = subprocess.run([psql_path(), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db, "-f", "-"],
+                       input=sql, text=True, capture_output=True)
+    if r.returncode != 0:
+        fail(f"query failed: {sql[:500]}...\n{r.stderr}")
+    return r.stdout.strip()
+
+
 def session(script, db="postgres"):
     """Starts a psql session running `script`; returns the Popen."""
     return subprocess.Popen([psql_path(), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db],
@@ -48,9 +57,19 @@ def wait_for(pred, what, timeout=60):
     fail(f"timed out waiting for {what}")
 
 
+GREGORIAN_TO_UNIX_100NS = 0x01B21DD213814000
+
+
+def version(u):
+    return (u >> 76) & 0xF
+
+
 def word(u):
-    """The sequencer's 64 bits of a UUIDv7 laid out by uuid_ext: 48-bit ms,
-    12-bit fraction, 4-bit counter (bits 0-47, 52-63, 66-69)."""
+    """The sequencer's word of a UUID uuid_ext made. UUIDv7: 48-bit ms,
+    12-bit fraction, 4-bit counter (bits 0-47, 52-63, 66-69). UUIDv6: the
+    60-bit time (bits 0-47, 52-63)."""
+    if version(u) == 6:
+        return ((u >> 80) << 12) | ((u >> 64) & 0xFFF)
     ms = u >> 80
     fraction = (u >> 64) & 0xFFF
     counter = (u >> 58) & 0xF
@@ -58,8 +77,20 @@ def word(u):
 
 
 def random_bits(u):
-    """The 58 random bits (70-127)."""
-    return u & ((1 << 58) - 1)
+    """The random bits: UUIDv7's 58 (70-127); UUIDv6's clock sequence and
+    node (66-127, the node's multicast bit always 1)."""
+    return u & ((1 << (62 if version(u) == 6 else 58)) - 1)
+
+
+def unix_ms(u):
+    """The Unix millisecond a UUIDv7 or UUIDv6 carries."""
+    if version(u) == 6:
+        return (word(u) - GREGORIAN_TO_UNIX_100NS) // 10_000
+    return u >> 80
+
+
+# The generators the cluster tests run, by version.
+GENERATORS = {7: "uuid_generate_v7()", 6: "uuid_generate_v6()"}
 
 
 def parse(lines):

@@ -8,18 +8,29 @@
 //! - [`layout`]: version and variant bits, Nil and Max (RFC 9562 §4, §5.9, §5.10)
 //! - [`time`]: Unix and Gregorian time scales and the 48-bit millisecond range
 //! - [`v7`]: the UUIDv7 layout and its 64-bit sequence word (RFC 9562 §5.7, §6.2)
+//! - [`v6`]: the UUIDv6 layout, its 60-bit sequence word, bounds, and v1 ↔ v6 (RFC 9562 §5.6)
+//! - [`v5`], [`v8`], [`namespace`]: name-based UUIDv5 (SHA-1), UUIDv8 (custom and
+//!   SHA-2 name-based, RFC 9562 §5.8, App. B), the namespace IDs (§6.6)
+//! - [`inspect`]: every field of a UUID, by name
 //! - [`gregorian`]: the 60-bit time of UUIDv1 and UUIDv6 (RFC 9562 §5.1, §5.6)
 //! - [`sequencer`]: the lock-free `max(candidate, last + 1)` state machine (SPEC §4)
 //! - [`read`]: the time a UUIDv1, v6 or v7 carries
 //! - [`rng`]: the fork-safe, buffered ChaCha generator (SPEC §5)
+//! - [`text`]: compact text forms: hex, base32hex, Crockford (ULID), base58, base64url
 
 pub mod gregorian;
+pub mod inspect;
 pub mod layout;
+pub mod namespace;
 pub mod read;
 pub mod rng;
 pub mod sequencer;
+pub mod text;
 pub mod time;
+pub mod v5;
+pub mod v6;
 pub mod v7;
+pub mod v8;
 
 /// A UUID as its 16 bytes in network order.
 pub type Bytes = [u8; 16];

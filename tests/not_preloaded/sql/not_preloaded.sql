@@ -10,6 +10,12 @@ SELECT count(*) AS made, count(DISTINCT id) AS distinct_ids,
        count(*) FILTER (WHERE NOT prev < id) AS out_of_order
 FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev
       FROM (SELECT n, uuid_generate_v7() AS id FROM generate_series(1, 10000) n) s) t;
+-- UUIDv6 too, on its own backend word.
+SELECT count(*) AS made, count(DISTINCT id) AS distinct_ids,
+       count(*) FILTER (WHERE NOT prev < id) AS out_of_order,
+       bool_and(public.uuid_extract_version(id) = 6) AS all_v6
+FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev
+      FROM (SELECT n, uuid_generate_v6() AS id FROM generate_series(1, 10000) n) s) t;
 SET uuid_ext.monotonicity = backend;
 SELECT uuid_ext_info() ->> 'sequencer' AS sequencer;
 SELECT public.uuid_extract_version(uuid_generate_v7()) AS version;

@@ -1,4 +1,4 @@
--- Every error path of SPEC §6 that exists so far, with its SQLSTATE.
+-- Every error path of SPEC §6, with its SQLSTATE.
 CREATE EXTENSION uuid_ext;
 SET TIME ZONE 'UTC';
 
@@ -27,10 +27,69 @@ SELECT q, pg_temp.fails(q) FROM (VALUES
   ($$SELECT uuid_generate_v7(interval '-2147483648 days')$$)
 ) AS t(q);
 
+-- 22008: timestamps a UUIDv6 cannot hold (1582-10-15 to 5236-03-31).
+SELECT q, pg_temp.fails(q) FROM (VALUES
+  ($$SELECT uuid_v6_lower_bound('infinity')$$),
+  ($$SELECT uuid_v6_upper_bound('-infinity')$$),
+  ($$SELECT uuid_v6_lower_bound('1582-10-14 23:59:59.999999 UTC')$$),
+  ($$SELECT uuid_v6_upper_bound('5236-03-31 21:21:00.684698 UTC')$$)
+) AS t(q);
+
+-- 22023: a bytea not 16 bytes, an unknown algorithm, namespace or format,
+-- a conversion of the wrong version; the message says what is valid.
+SELECT q, pg_temp.fails(q) FROM (VALUES
+  ($$SELECT uuid_generate_v8('\x')$$),
+  ($$SELECT uuid_generate_v8('\x000102030405060708090a0b0c0d0e')$$),
+  ($$SELECT uuid_generate_v8('\x000102030405060708090a0b0c0d0e0f10')$$),
+  ($$SELECT uuid_generate_v8_name(uuid_namespace('dns'), 'x', 'md5')$$),
+  ($$SELECT uuid_generate_v8_name(uuid_namespace('dns'), 'x'::bytea, 'sha-256')$$),
+  ($$SELECT uuid_namespace('nis')$$),
+  ($$SELECT uuid_namespace('')$$),
+  ($$SELECT uuid_encode('00000000-0000-0000-0000-000000000000', 'base36')$$),
+  ($$SELECT uuid_decode('0000', 'ulid')$$),
+  ($$SELECT uuid_v1_to_v6('1EC9414C-232A-6B00-B3C8-9F6BDECED846')$$),
+  ($$SELECT uuid_v6_to_v1('C232AB00-9414-11EC-B3C8-9F6BDECED846')$$),
+  ($$SELECT uuid_v6_to_v1('1EC9414C-232A-6B00-D3C8-9F6BDECED846')$$)
+) AS t(q);
+
+-- 22P02: text that is no UUID in the form named, or no UUID at all; the
+-- detail says what is wrong with it.
+CREATE FUNCTION pg_temp.fails_why(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  detail text;
+BEGIN
+  EXECUTE q;
+  RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+  RETURN SQLSTATE || ': ' || coalesce(nullif(detail, ''), SQLERRM);
+END $$;
+SELECT q, pg_temp.fails_why(q) FROM (VALUES
+  ($$SELECT uuid_decode('017f22e279b07cc398c4dc0c0c07398', 'hex')$$),
+  ($$SELECT uuid_decode('017f22e2-79b0-7cc3-98c4-dc0c0c07398f', 'hex')$$),
+  ($$SELECT uuid_decode('017f22e279b07cc398c4dc0c0c07398g', 'hex')$$),
+  ($$SELECT uuid_decode('05VI5OJPM1UC7664RG60O1PPHW', 'base32hex')$$),
+  ($$SELECT uuid_decode('05VI5OJPM1UC7664RG60O1PPHT', 'base32hex')$$),
+  ($$SELECT uuid_decode('01FWHE4YDGFK1SHH6W1G60EECU', 'crockford')$$),
+  ($$SELECT uuid_decode('81FWHE4YDGFK1SHH6W1G60EECF', 'crockford')$$),
+  ($$SELECT uuid_decode('1BihbxwwQ4NZZpKRH9JDC0', 'base58')$$),
+  ($$SELECT uuid_decode('zzzzzzzzzzzzzzzzzzzzzz', 'base58')$$),
+  ($$SELECT uuid_decode('AX8i4nmwfMOYxNwMDAc5jw==', 'base64url')$$),
+  ($$SELECT uuid_decode('AX8i4nmwfMOYxNwMDAc5jx', 'base64url')$$),
+  ($$SELECT uuid_decode('AX8i4nmwfMOYxNwMDAc5j/', 'base64url')$$),
+  ($$SELECT uuid_decode('', 'base58')$$),
+  ($$SELECT uuid_extract_timestamp_text('017F22E2-79B0-7CC3-98C4')$$),
+  ($$SELECT uuid_extract_timestamp_text('')$$)
+) AS t(q);
+
 -- The message, its detail and hint, as a user sees them.
 \set VERBOSITY default
 SELECT uuid_v7_lower_bound('infinity');
 SELECT uuid_generate_v7(interval '9000 years');
+SELECT uuid_decode('1BihbxwwQ4NZZpKRH9JDC0', 'base58');
+SELECT uuid_encode(gen_random_uuid(), 'base36');
+SELECT uuid_v1_to_v6(gen_random_uuid());
+SELECT uuid_generate_v8('\x00');
 \set VERBOSITY sqlstate
 SELECT uuid_timestamptz_to_v7('1900-01-01 UTC');
 \set VERBOSITY default

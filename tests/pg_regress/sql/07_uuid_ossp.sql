@@ -15,6 +15,18 @@ SELECT public.uuid_extract_version(uuid_generate_v1()) AS ossp_v1,
 -- Our reader on uuid-ossp's time-based UUID: the time of now.
 SELECT abs(extract(epoch FROM public.uuid_extract_timestamp(uuid_generate_v1()) - now())) < 60 AS v1_time_is_now;
 
+-- Our UUIDv5 is uuid-ossp's, on many names in every namespace; the namespace IDs too.
+SELECT bool_and(uuid_generate_v5_name(uuid_namespace(ns), name) = uuid_generate_v5(ns_id, name)) AS v5_same,
+       count(*) AS n
+FROM (VALUES ('dns', uuid_ns_dns()), ('url', uuid_ns_url()), ('oid', uuid_ns_oid()), ('x500', uuid_ns_x500())) AS t(ns, ns_id),
+     (SELECT md5(g::text) || repeat('ü', g % 5) AS name FROM generate_series(1, 500) g) AS names;
+SELECT uuid_generate_v5_name(uuid_namespace('dns'), 'www.example.com') = uuid_generate_v5(uuid_ns_dns(), 'www.example.com')
+       AS rfc_example_same;
+-- uuid-ossp's time-based v1 converts to a v6 of the same time, and back.
+SELECT public.uuid_extract_timestamp(uuid_v1_to_v6(u)) = public.uuid_extract_timestamp(u) AS same_time,
+       uuid_v6_to_v1(uuid_v1_to_v6(u)) = u AS round_trip
+FROM (SELECT uuid_generate_v1() AS u) s;
+
 -- Either can be dropped and re-created without the other.
 DROP EXTENSION uuid_ext;
 SELECT uuid_nil() = '00000000-0000-0000-0000-000000000000' AS ossp_still_there;
