@@ -62,6 +62,21 @@ def generation(r, t):
     return out
 
 
+def per_row(r):
+    if "per_row" not in r:
+        return []
+    pr = r["per_row"]
+    out = ["", "### Functions of their arguments", "",
+           f"`SELECT count(f(u)) FROM bench_ids` over a table of {r['gen_rows']:,} random UUIDs with their text and "
+           f"each compact form (an argument that is a constant would be folded at plan time); {r['rounds']} rounds, "
+           "alternated; medians. *Net* subtracts `count(u)`, reading the column alone.", "",
+           "| function | per row (ns) | net (ns) | runs (ns per row) |", "|---|---:|---:|---|"]
+    for name, v in pr.items():
+        runs = ", ".join(f"{x:.0f}" for x in v["runs_ns"])
+        out.append(f"| `{name}` | {v['median_ns']:.1f} | {v['net_ns']:.1f} | {runs} |")
+    return out
+
+
 def index(r, t):
     ix, pg = r["index"], r["major"]
     ks = keys_of(r)
@@ -215,7 +230,7 @@ def main():
     body = []
     for r in results:
         body += ["", f"## PostgreSQL {r['major']}", ""]
-        body += generation(r, t) + index(r, t) + pgbench(r, t) + concurrent(r, t)
+        body += generation(r, t) + per_row(r) + index(r, t) + pgbench(r, t) + concurrent(r, t)
     body += core_alone(criterion(a.criterion), t)
     out += ["## Targets", "", "| issue | target | measured | |", "|---|---|---|---|"] + t.rows
     if a.plot:

@@ -3,6 +3,8 @@
 
 Measures, functions alternated in every round, medians over the rounds:
   gen        cost per UUID net of an empty generate_series loop
+  per_row    name-based UUIDs, uuid_inspect and the text forms over a table of
+             random UUIDs, net of reading the column
   index      3 million rows inserted in one statement into a table whose uuid
              primary key defaults to each generator: insert time, primary-key
              index size and leaf density (pgstattuple); and how far the
@@ -81,7 +83,8 @@ def generation(db, rows, rounds, extra, core_v7):
     gens = {"empty loop": ("", NIL), "gen_random_uuid()": ("", "gen_random_uuid()"),
             "uuid_generate_v7()": ("", "uuid_generate_v7()"),
             "uuid_generate_v7(), backend word": (BACKEND, "uuid_generate_v7()"),
-            "uuid_generate_v7('1 hour')": ("", "uuid_generate_v7(interval '1 hour')")}
+            "uuid_generate_v7('1 hour')": ("", "uuid_generate_v7(interval '1 hour')"),
+            "uuid_generate_v6()": ("", "uuid_generate_v6()")}
     if core_v7:
         gens["uuidv7()"] = ("", "uuidv7()")
         gens["uuidv7('1 hour')"] = ("", "uuidv7(interval '1 hour')")
@@ -97,6 +100,35 @@ def generation(db, rows, rounds, extra, core_v7):
             samples[name].append(secs * 1e9 / rows)
     med = {n: statistics.median(v) for n, v in samples.items()}
     return {n: {"median_ns": med[n], "net_ns": med[n] - med["empty loop"], "runs_ns": samples[n]} for n in names}
+
+
+def per_row(db, rows, rounds):
+    """Functions of their arguments, over a table of `rows` random UUIDs and
+    their texts (an argument that is a constant would be folded at plan
+    time): cost per row net of reading the column alone."""
+    forms = ["hex", "base32hex", "crockford", "base58", "base64url"]
+    db.q("DROP TABLE IF EXISTS bench_ids")
+    db.q(f"CREATE TABLE bench_ids AS SELECT u, u::text AS t, "
+         + ", ".join(f"uuid_encode(u, '{f}') AS {f}" for f in forms)
+         + f" FROM (SELECT gen_random_uuid() AS u FROM generate_series(1, {rows})) s")
+    db.q("VACUUM ANALYZE bench_ids")
+    ns = "'6ba7b811-9dad-11d1-80b4-00c04fd430c8'::uuid"
+    funcs = {"read the column": "u", "uuid_generate_v5_name(ns, text)": f"uuid_generate_v5_name({ns}, t)",
+             "uuid_generate_v8_name(ns, text)": f"uuid_generate_v8_name({ns}, t)",
+             "uuid_generate_v8_name(ns, text, 'sha512')": f"uuid_generate_v8_name({ns}, t, 'sha512')",
+             "uuid_inspect(id)": "uuid_inspect(u)"}
+    funcs.update({f"uuid_encode(id, '{f}')": f"uuid_encode(u, '{f}')" for f in forms})
+    funcs.update({f"uuid_decode(text, '{f}')": f"uuid_decode({f}, '{f}')" for f in forms})
+    samples = {name: [] for name in funcs}
+    names = list(funcs)
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            sql = f"SELECT count({funcs[name]}) FROM bench_ids"
+            samples[name].append(float(db.q(f"SELECT bench_seconds($q${sql}$q$)")) * 1e9 / rows)
+    db.q("DROP TABLE bench_ids")
+    med = {n: statistics.median(v) for n, v in samples.items()}
+    return {n: {"median_ns": med[n], "net_ns": med[n] - med["read the column"], "runs_ns": samples[n]}
+            for n in names}
 
 
 def keys(core_v7):
@@ -252,6 +284,10 @@ def main():
     results["generation"] = generation(db, a.rows, a.rounds, extra, core_v7)
     for n, v in results["generation"].items():
         print(f"  {n:32s} {v['median_ns']:8.1f} ns/row, net {v['net_ns']:8.1f} ns")
+    print("functions of their arguments ...", flush=True)
+    results["per_row"] = per_row(db, a.rows, a.rounds)
+    for n, v in results["per_row"].items():
+        print(f"  {n:42s} {v['median_ns']:8.1f} ns/row, net {v['net_ns']:8.1f} ns")
     print("index locality ...", flush=True)
     rounds = max(5, a.rounds // 2 + 1)
     results["index"] = index_locality(db, a.index_rows, rounds, core_v7)
