@@ -135,3 +135,43 @@ pub fn random_unavailable(cause: &uuid_ext_core::rng::SeedError) -> ! {
         None,
     )
 }
+
+/// 22P02: text that is no UUID, given to `uuid7` or `uuid6`.
+#[track_caller]
+pub fn invalid_type_text(version: u8, given: &str) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+        format!("invalid input syntax for type uuid{version}: \"{given}\""),
+        None,
+        None,
+    )
+}
+
+/// 22P02: a UUID of another version or variant, given to `uuid7` or `uuid6`
+/// (text, binary or cast); the message names what it is.
+#[track_caller]
+pub fn wrong_version_for_type(version: u8, found: Option<u8>, variant: &str, given: &str) -> ! {
+    let found = match found {
+        Some(v) => format!("a UUIDv{v}"),
+        None => format!("a UUID of the {variant} variant"),
+    };
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+        format!("a uuid{version} holds UUIDv{version}s only, not {found}: \"{given}\""),
+        None,
+        Some(&format!(
+            "Make one with uuid_generate_v{version}(), or keep UUIDs of other versions in a uuid column."
+        )),
+    )
+}
+
+/// 22P03: binary input of `uuid7` or `uuid6` that is not 16 bytes.
+#[track_caller]
+pub fn invalid_type_binary(version: u8, found: i32) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
+        format!("invalid binary input for type uuid{version}: {found} bytes, not 16"),
+        None,
+        None,
+    )
+}

@@ -13,6 +13,7 @@ mod names;
 mod pgtime;
 mod shmem;
 mod text;
+mod types;
 
 ::pgrx::pg_module_magic!(name, version);
 

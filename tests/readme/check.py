@@ -13,7 +13,9 @@
    `-- on 15, 16: result; on 17: other; on 18: ...`, and must name the
    version under test. Queries are statements that start with SELECT, SHOW,
    VALUES or TABLE; a comment after any other statement is a note.
-3. The functions the README's SQL reference documents are exactly the
+3. A ```python block after `<!-- readme-test: python=FILE -->` is code a
+   test runs: every line of it is in FILE.
+4. The functions the README's SQL reference documents are exactly the
    functions the extension installs: none missing, none undocumented.
 
 Needs PGHOST, PGPORT and PGUSER of a running cluster with the extension
@@ -45,6 +47,20 @@ def sql_blocks(text):
             blocks.append((start + 1, "\n".join(lines[start:i]) + "\n", opts))
         i += 1
     return blocks
+
+
+def python_blocks(text):
+    """(line, code, file) of each ```python block marked with the test that runs it."""
+    lines = text.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        m = re.match(r"\s*<!--\s*readme-test:\s*python=(\S+)\s*-->", line)
+        if m and i + 1 < len(lines) and lines[i + 1].strip() == "```python":
+            j = i + 2
+            while lines[j].strip() != "```":
+                j += 1
+            out.append((i + 3, lines[i + 2:j], m.group(1)))
+    return out
 
 
 def psql(args, dbname, sql=None, file=None):
@@ -158,13 +174,29 @@ def main():
 
     print(f"ok   {checked} stated results are what PostgreSQL {major} printed")
 
+    for line, code, file in python_blocks(readme):
+        ran = {x.strip() for x in open(os.path.join(ROOT, file)).read().splitlines()}
+        missing = [c for c in code if c.strip() and c.strip() not in ran]
+        if missing:
+            print(f"FAIL README.md:{line}: these lines of the Python block are not in {file}, which runs it: {missing}")
+            failures += 1
+        else:
+            print(f"ok   README.md:{line} Python block: every line is run by {file}")
+
     db = "readme_functions"
     psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}"; CREATE DATABASE "{db}";')
     r = subprocess.run(
         [args.psql, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db, "-c", "CREATE EXTENSION uuid_ext",
          "-c", """SELECT DISTINCT p.proname FROM pg_proc p
                   JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
-                  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'uuid_ext'"""],
+                  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'uuid_ext'
+                  -- The types' support functions (I/O, operators, index support,
+                  -- aggregate steps, casts) are documented by what they support.
+                  WHERE NOT EXISTS (SELECT FROM pg_type t WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend))
+                    AND NOT EXISTS (SELECT FROM pg_operator o WHERE o.oprcode = p.oid)
+                    AND NOT EXISTS (SELECT FROM pg_amproc a WHERE a.amproc = p.oid)
+                    AND NOT EXISTS (SELECT FROM pg_aggregate g WHERE p.oid IN (g.aggtransfn, g.aggcombinefn))
+                    AND NOT EXISTS (SELECT FROM pg_cast c WHERE c.castfunc = p.oid)"""],
         text=True, capture_output=True)
     psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}";')
     if r.returncode != 0:

@@ -12,6 +12,7 @@
 //! - [`v5`], [`v8`], [`namespace`]: name-based UUIDv5 (SHA-1), UUIDv8 (custom and
 //!   SHA-2 name-based, RFC 9562 §5.8, App. B), the namespace IDs (§6.6)
 //! - [`inspect`]: every field of a UUID, by name
+//! - [`parse`]: UUID text, read exactly as PostgreSQL's `uuid` reads it
 //! - [`gregorian`]: the 60-bit time of UUIDv1 and UUIDv6 (RFC 9562 §5.1, §5.6)
 //! - [`sequencer`]: the lock-free `max(candidate, last + 1)` state machine (SPEC §4)
 //! - [`read`]: the time a UUIDv1, v6 or v7 carries
@@ -22,6 +23,7 @@ pub mod gregorian;
 pub mod inspect;
 pub mod layout;
 pub mod namespace;
+pub mod parse;
 pub mod read;
 pub mod rng;
 pub mod sequencer;

@@ -82,6 +82,19 @@ SELECT q, pg_temp.fails_why(q) FROM (VALUES
   ($$SELECT uuid_extract_timestamp_text('')$$)
 ) AS t(q);
 
+-- 22P02: the types uuid7 and uuid6 given text that is no UUID, or a UUID of
+-- another version or variant (text or cast); 22P03 for binary input of other
+-- than 16 bytes is in tests/cluster/types_client.py (psql cannot send binary).
+SELECT q, pg_temp.fails(q) FROM (VALUES
+  ($$SELECT 'xyz'::uuid7$$),
+  ($$SELECT '{017f22e2-79b0-7cc3-98c4-dc0c0c07398f'::uuid7$$),
+  ($$SELECT '919108f7-52d1-4320-9bac-f847db4148a8'::uuid7$$),
+  ($$SELECT '017f22e2-79b0-7cc3-c8c4-dc0c0c07398f'::uuid7$$),
+  ($$SELECT '017f22e2-79b0-7cc3-98c4-dc0c0c07398f'::uuid6$$),
+  ($$SELECT 'c232ab00-9414-11ec-b3c8-9f6bdeced846'::uuid::uuid6$$),
+  ($$SELECT 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid::uuid7$$)
+) AS t(q);
+
 -- The message, its detail and hint, as a user sees them.
 \set VERBOSITY default
 SELECT uuid_v7_lower_bound('infinity');

@@ -105,6 +105,36 @@ FROM (VALUES ('uuid_v6_lower_bound', 'SELECT uuid_v6_lower_bound(%L::timestamptz
      LATERAL pg_temp.outcomes(q, ARRAY(SELECT (timestamptz '1000-01-01' + random() * interval '5000 years')::text
                                        FROM generate_series(1, 2000))) AS o;
 
+-- Text input of uuid7 and uuid6: a string parses exactly when core uuid's
+-- input parses it (then the version decides), and to the same bytes.
+CREATE FUNCTION pg_temp.parses_as_core(t text, typ text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  core uuid;
+  ours text;
+BEGIN
+  BEGIN
+    core := t::uuid;
+  EXCEPTION WHEN invalid_text_representation THEN
+    core := NULL;
+  END;
+  BEGIN
+    EXECUTE format('SELECT %L::%s::text', t, typ) INTO ours;
+  EXCEPTION WHEN invalid_text_representation THEN
+    ours := CASE WHEN SQLERRM LIKE 'invalid input syntax%' THEN 'syntax' ELSE 'version' END;
+  END;
+  RETURN CASE WHEN core IS NULL THEN ours = 'syntax'
+              WHEN ours = 'version' THEN public.uuid_extract_version(core) IS DISTINCT FROM right(typ, 1)::int
+              ELSE ours = core::text END;
+END $$;
+INSERT INTO fuzz
+SELECT typ || ' input', CASE WHEN pg_temp.parses_as_core(t, typ) THEN 'value' ELSE 'differs from core' END, 1
+FROM (VALUES ('uuid7'), ('uuid6')) AS y(typ),
+     LATERAL (SELECT CASE WHEN random() < 0.2
+                          THEN overlay(overlay(md5(random()::text) PLACING right(typ, 1) FROM 13 FOR 1)
+                                       PLACING '8' FROM 17 FOR 1)
+                          ELSE pg_temp.random_text('0123456789abcdefABCDEF-{}', 36) END AS t
+              FROM generate_series(1, 3000)) AS r;
+
 -- Every call ended with a value or a documented SQLSTATE.
 SELECT fn, sum(n) AS calls,
        bool_and(outcome IN ('value', '22P02', '22023', '22008')) AS only_documented_outcomes,

@@ -1,0 +1,128 @@
+//! The `uuid7` and `uuid6` types (SPEC §2.5): the C functions behind their
+//! text and binary input, the validating cast from `uuid`, and the
+//! transition functions of `min()` and `max()`. Their SQL (types, operators,
+//! operator classes, casts, aggregates) is hand-written in `sql/`; what core
+//! `uuid` already does for the same 16 bytes (output, send, comparison,
+//! hashing, sort support) is core's own functions, declared `LANGUAGE
+//! internal` there.
+
+use std::ffi::CStr;
+
+use pgrx::datum::{Internal, Uuid};
+use pgrx::prelude::*;
+use uuid_ext_core::{layout, parse};
+
+use crate::error;
+
+// In the order PostgreSQL needs them.
+extension_sql_file!("../sql/types.sql", name = "uuid_types");
+extension_sql_file!(
+    "../sql/operators.sql",
+    name = "uuid_operators",
+    requires = ["uuid_types"]
+);
+extension_sql_file!(
+    "../sql/opclasses.sql",
+    name = "uuid_opclasses",
+    requires = ["uuid_operators"]
+);
+extension_sql_file!(
+    "../sql/casts.sql",
+    name = "uuid_casts",
+    requires = ["uuid_types"]
+);
+extension_sql_file!(
+    "../sql/aggregates.sql",
+    name = "uuid_aggregates",
+    requires = ["uuid_opclasses"]
+);
+
+/// `b`, when it is a UUID of `version` under the RFC 9562 variant; else the
+/// 22P02 naming the version it is. `shown` is how the user gave it.
+fn checked(b: [u8; 16], version: u8, shown: &dyn Fn() -> String) -> Uuid {
+    if layout::version(&b) == Some(version) {
+        Uuid::from_bytes(b)
+    } else {
+        error::wrong_version_for_type(
+            version,
+            layout::version(&b),
+            layout::variant(&b).name(),
+            &shown(),
+        )
+    }
+}
+
+fn text_input(input: &CStr, version: u8) -> Uuid {
+    let b = parse::uuid(input.to_bytes())
+        .unwrap_or_else(|| error::invalid_type_text(version, &input.to_string_lossy()));
+    checked(b, version, &|| input.to_string_lossy().into_owned())
+}
+
+fn binary_input(buf: Internal, version: u8) -> Uuid {
+    // SAFETY: PostgreSQL calls a receive function with a StringInfo whose
+    // data holds `len` bytes, `cursor` of them already read.
+    unsafe {
+        let datum = buf.unwrap().expect("a receive function gets a buffer");
+        let si = datum.cast_mut_ptr::<pg_sys::StringInfoData>();
+        let left = (*si).len - (*si).cursor;
+        if left != 16 {
+            error::invalid_type_binary(version, left);
+        }
+        let mut b = [0u8; 16];
+        let start = (*si).data.add((*si).cursor as usize).cast::<u8>();
+        b.copy_from_slice(std::slice::from_raw_parts(start, 16));
+        (*si).cursor += 16;
+        checked(b, version, &|| Uuid::from_bytes(b).to_string())
+    }
+}
+
+#[pg_extern(sql = false, immutable, strict, parallel_safe)]
+fn uuid7_in(input: &CStr) -> Uuid {
+    text_input(input, 7)
+}
+
+#[pg_extern(sql = false, immutable, strict, parallel_safe)]
+fn uuid6_in(input: &CStr) -> Uuid {
+    text_input(input, 6)
+}
+
+#[pg_extern(sql = false, immutable, strict, parallel_safe)]
+fn uuid7_recv(buf: Internal) -> Uuid {
+    binary_input(buf, 7)
+}
+
+#[pg_extern(sql = false, immutable, strict, parallel_safe)]
+fn uuid6_recv(buf: Internal) -> Uuid {
+    binary_input(buf, 6)
+}
+
+/// The cast `uuid → uuid7`: the same bytes, once their version is checked.
+#[pg_extern(sql = false, immutable, strict, parallel_safe)]
+fn uuid7_of_uuid(id: Uuid) -> Uuid {
+    checked(*id.as_bytes(), 7, &|| id.to_string())
+}
+
+#[pg_extern(sql = false, immutable, strict, parallel_safe)]
+fn uuid6_of_uuid(id: Uuid) -> Uuid {
+    checked(*id.as_bytes(), 6, &|| id.to_string())
+}
+
+/// The greater of two UUIDs as unsigned octet strings (`max()` of either
+/// type: their bytes compare alike).
+#[pg_extern(sql = false, immutable, strict, parallel_safe)]
+fn uuid_bytes_larger(a: Uuid, b: Uuid) -> Uuid {
+    if a.as_bytes() >= b.as_bytes() {
+        a
+    } else {
+        b
+    }
+}
+
+#[pg_extern(sql = false, immutable, strict, parallel_safe)]
+fn uuid_bytes_smaller(a: Uuid, b: Uuid) -> Uuid {
+    if a.as_bytes() <= b.as_bytes() {
+        a
+    } else {
+        b
+    }
+}
