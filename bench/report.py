@@ -108,6 +108,30 @@ def index(r, t):
     return out
 
 
+def types(r, t):
+    if "types" not in r:
+        return []
+    ty, pg = r["types"], r["major"]
+    out = ["", "### The uuid7 type against uuid", "",
+           f"The same {ty['sort_rows']:,} UUIDv7s, shuffled, in a `uuid7` and a `uuid` column: `CREATE INDEX` on each, "
+           "and `ORDER BY col LIMIT 1000` with no index; then an insert of "
+           f"{ty['insert_rows']:,} rows into a fresh table whose `uuid7` (or `uuid`) primary key defaults to "
+           f"`uuid_generate_v7()` (for `uuid7` through the cast that checks the version). {ty['rounds']} rounds, "
+           "alternated; medians.", "",
+           "| column | CREATE INDEX (s) | ORDER BY … LIMIT 1000 (s) | insert (s) |", "|---|---:|---:|---:|"]
+    for k in ("uuid7", "uuid"):
+        d = ty[k]
+        out.append(f"| `{k}` | {d['create_index_s']:.3f} | {d['order_by_limit_s']:.3f} | {d['insert_s']:.2f} |")
+    ci = ty["uuid7"]["create_index_s"] / ty["uuid"]["create_index_s"]
+    ob = ty["uuid7"]["order_by_limit_s"] / ty["uuid"]["order_by_limit_s"]
+    ins = ty["uuid7"]["insert_s"] / ty["uuid"]["insert_s"]
+    t.add("9", f"PostgreSQL {pg}: `CREATE INDEX` on `uuid7` ≤ 1.05 × on `uuid`", f"**{ci:.3f}×**", ci <= 1.05)
+    t.add("9", f"PostgreSQL {pg}: `ORDER BY … LIMIT 1000` on `uuid7` ≤ 1.05 × on `uuid`", f"**{ob:.3f}×**", ob <= 1.05)
+    t.add("9", f"PostgreSQL {pg}: insert into a `uuid7` primary key ≤ 1.1 × into a `uuid` one", f"**{ins:.3f}×**",
+          ins <= 1.1)
+    return out
+
+
 def pgbench(r, t):
     pb, pg = r["pgbench"], r["major"]
     names = [("v7", "`uuid_generate_v7()`, shared word"),
@@ -230,7 +254,7 @@ def main():
     body = []
     for r in results:
         body += ["", f"## PostgreSQL {r['major']}", ""]
-        body += generation(r, t) + per_row(r) + index(r, t) + pgbench(r, t) + concurrent(r, t)
+        body += generation(r, t) + per_row(r) + index(r, t) + types(r, t) + pgbench(r, t) + concurrent(r, t)
     body += core_alone(criterion(a.criterion), t)
     out += ["## Targets", "", "| issue | target | measured | |", "|---|---|---|---|"] + t.rows
     if a.plot:

@@ -14,6 +14,8 @@ Measures, functions alternated in every round, medians over the rounds:
              second, failed transactions
   concurrent 8 clients inserting 100 rows per transaction for a fixed time:
              index size per row and leaf density
+  types      uuid7 against uuid with the same values: CREATE INDEX and ORDER BY
+             ... LIMIT over 2 million shuffled rows, a 3-million-row insert
 On PostgreSQL 18 and later core's uuidv7() is measured beside ours in each.
 Writes the results, and the machine and versions they were measured on, to --json.
 """
@@ -202,6 +204,37 @@ def run_pgbench(db, pgbench_bin, clients, seconds, sql, options=""):
     return float(m.group(1)), int(failed.group(1)) if failed else 0, out.count("aborted")
 
 
+def types(db, sort_rows, insert_rows, rounds):
+    """uuid7 against uuid holding the same values: CREATE INDEX over shuffled
+    rows, ORDER BY ... LIMIT 1000 over them (no index), and an insert into a
+    primary key defaulting to uuid_generate_v7() (the uuid7 one goes through
+    the validating cast)."""
+    db.q("DROP TABLE IF EXISTS shuffled")
+    db.q(f"CREATE TABLE shuffled AS SELECT id::uuid7 AS id7, id FROM "
+         f"(SELECT uuid_generate_v7() AS id FROM generate_series(1, {sort_rows})) s ORDER BY random()")
+    db.q("VACUUM ANALYZE shuffled")
+    res = {k: {"create_index_s": [], "order_by_limit_s": [], "insert_s": []} for k in ("uuid7", "uuid")}
+    cols = {"uuid7": "id7", "uuid": "id"}
+    for r in range(rounds):
+        for k in rotated(list(res), r):
+            col = cols[k]
+            db.q("DROP INDEX IF EXISTS shuffled_idx")
+            res[k]["create_index_s"].append(float(db.q(
+                f"SELECT bench_seconds('CREATE INDEX shuffled_idx ON shuffled ({col})')")))
+            db.q("DROP INDEX shuffled_idx")
+            res[k]["order_by_limit_s"].append(float(db.q(
+                f"SELECT bench_seconds('SELECT count(*) FROM (SELECT {col} FROM shuffled ORDER BY {col} LIMIT 1000) s')")))
+            db.q(f"DROP TABLE IF EXISTS ins_{k}; CREATE TABLE ins_{k} (id {k} PRIMARY KEY DEFAULT uuid_generate_v7(), n int)")
+            db.q("CHECKPOINT")
+            res[k]["insert_s"].append(float(db.q(
+                f"SELECT bench_seconds('INSERT INTO ins_{k} (n) SELECT generate_series(1, {insert_rows})')")))
+            db.q(f"DROP TABLE ins_{k}")
+    db.q("DROP TABLE shuffled")
+    out = {k: {m: statistics.median(v) for m, v in d.items()} | {"runs": d} for k, d in res.items()}
+    out["sort_rows"], out["insert_rows"], out["rounds"] = sort_rows, insert_rows, rounds
+    return out
+
+
 def pgbench(db, pgbench_bin, clients, seconds, rounds, core_v7):
     """8 clients, INSERT ... DEFAULT VALUES into a fresh table per run."""
     kinds = {"v7": ("", "uuid_generate_v7()"), "v7, backend word": ("-c uuid_ext.monotonicity=backend", "uuid_generate_v7()"),
@@ -295,6 +328,12 @@ def main():
         d = results["index"][k]
         print(f"  {k}: insert {d['insert_s']:.2f} s, index {d['index_bytes'] / 2**20:.1f} MiB, "
               f"leaf density {d['leaf_density']:.1f}%")
+    print("uuid7 against uuid ...", flush=True)
+    results["types"] = types(db, 2_000_000, a.index_rows, rounds)
+    for k in ("uuid7", "uuid"):
+        d = results["types"][k]
+        print(f"  {k}: CREATE INDEX {d['create_index_s']:.2f} s, ORDER BY LIMIT {d['order_by_limit_s']:.3f} s, "
+              f"insert {d['insert_s']:.2f} s")
     print("pgbench ...", flush=True)
     results["pgbench"] = pgbench(db, a.pgbench, 8, a.pgbench_seconds, rounds, core_v7)
     for k, d in results["pgbench"].items():
