@@ -40,8 +40,20 @@ FROM (VALUES ('C232AB00-9414-11EC-B3C8-9F6BDECED846'::uuid),
              ('1EC9414C-232A-6B00-B3C8-9F6BDECED846'),
              ('017F22E2-79B0-7CC3-98C4-DC0C0C07398F')) AS v(u);
 
--- Out of range is an error with its SQLSTATE, never a wrapped value.
+-- UUIDv6, name-based UUIDs, and short forms for URLs.
+SELECT uuid_generate_v6() AS v6,
+       uuid_generate_v5_name(uuid_namespace('url'), 'https://example.com') AS v5,
+       uuid_encode(uuid_generate_v7(), 'base58') AS v7_in_base58;
+
+-- A uuid7 column holds UUIDv7s only, ordered by their bytes.
+CREATE TABLE event7 (id uuid7 PRIMARY KEY DEFAULT uuid_generate_v7(), body text);
+INSERT INTO event7 (body) SELECT 'event ' || n FROM generate_series(1, 3) AS n;
+SELECT id, id::timestamptz AS made, body FROM event7 ORDER BY id;
+
+-- Out of range is an error with its SQLSTATE, never a wrapped value; so is a
+-- UUIDv4 in a uuid7 column.
 \set VERBOSITY verbose
 \set ON_ERROR_STOP off
 SELECT uuid_v7_lower_bound('1969-12-31 UTC');
+INSERT INTO event7 VALUES (gen_random_uuid(), 'not a v7');
 \set ON_ERROR_STOP on

@@ -70,7 +70,7 @@ COMMENT ON TYPE uuid6 IS 'A UUIDv6 (RFC 9562), stored as 16 bytes, ordered as an
 -- search path from PostgreSQL 17, does not read v6, nor v7 on 17).
 
 CREATE FUNCTION uuid7(uuid) RETURNS uuid7
-  IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'uuid7_of_uuid_wrapper';
+  IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'uuid7_of_uuid';
 CREATE FUNCTION uuid7_to_timestamptz(uuid7) RETURNS timestamptz
   IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'uuid_extract_timestamp_wrapper';
 CREATE CAST (uuid7 AS uuid) WITHOUT FUNCTION AS IMPLICIT;
@@ -78,7 +78,7 @@ CREATE CAST (uuid AS uuid7) WITH FUNCTION uuid7(uuid) AS ASSIGNMENT;
 CREATE CAST (uuid7 AS timestamptz) WITH FUNCTION uuid7_to_timestamptz(uuid7);
 
 CREATE FUNCTION uuid6(uuid) RETURNS uuid6
-  IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'uuid6_of_uuid_wrapper';
+  IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'uuid6_of_uuid';
 CREATE FUNCTION uuid6_to_timestamptz(uuid6) RETURNS timestamptz
   IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'uuid_extract_timestamp_wrapper';
 CREATE CAST (uuid6 AS uuid) WITHOUT FUNCTION AS IMPLICIT;

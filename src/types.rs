@@ -96,15 +96,55 @@ fn uuid6_recv(buf: Internal) -> Uuid {
     binary_input(buf, 6)
 }
 
-/// The cast `uuid → uuid7`: the same bytes, once their version is checked.
-#[pg_extern(sql = false, immutable, strict, parallel_safe)]
-fn uuid7_of_uuid(id: Uuid) -> Uuid {
-    checked(*id.as_bytes(), 7, &|| id.to_string())
+/// The casts `uuid → uuid7` and `uuid → uuid6` run once per row of an insert
+/// into such a column with `DEFAULT uuid_generate_v7()`: they check the 16
+/// bytes where they are and return the very datum they were given (the
+/// layouts are the same), with no copy, no allocation, and not pgrx's
+/// argument and result conversion. Declared in sql/casts.sql as
+/// `uuid7(uuid)` and `uuid6(uuid)`, STRICT (never called with NULL).
+///
+/// # Safety
+///
+/// PostgreSQL calls these with a valid `fcinfo` holding one non-null `uuid`
+/// argument: a pointer to 16 bytes.
+unsafe fn cast_checked(fcinfo: pg_sys::FunctionCallInfo, version: u8) -> pg_sys::Datum {
+    // SAFETY: as the function's contract says.
+    unsafe {
+        let datum = pgrx::fcinfo::pg_getarg_datum_raw(fcinfo, 0);
+        let b = *datum.cast_mut_ptr::<[u8; 16]>();
+        if layout::version(&b) != Some(version) {
+            checked(b, version, &|| Uuid::from_bytes(b).to_string());
+        }
+        datum
+    }
 }
 
-#[pg_extern(sql = false, immutable, strict, parallel_safe)]
-fn uuid6_of_uuid(id: Uuid) -> Uuid {
-    checked(*id.as_bytes(), 6, &|| id.to_string())
+#[unsafe(no_mangle)]
+#[doc(hidden)]
+pub extern "C" fn pg_finfo_uuid7_of_uuid() -> &'static pg_sys::Pg_finfo_record {
+    const V1: pg_sys::Pg_finfo_record = pg_sys::Pg_finfo_record { api_version: 1 };
+    &V1
+}
+
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn uuid7_of_uuid(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: called by PostgreSQL as the cast function (sql/casts.sql).
+    unsafe { cast_checked(fcinfo, 7) }
+}
+
+#[unsafe(no_mangle)]
+#[doc(hidden)]
+pub extern "C" fn pg_finfo_uuid6_of_uuid() -> &'static pg_sys::Pg_finfo_record {
+    const V1: pg_sys::Pg_finfo_record = pg_sys::Pg_finfo_record { api_version: 1 };
+    &V1
+}
+
+#[unsafe(no_mangle)]
+#[pg_guard]
+pub unsafe extern "C-unwind" fn uuid6_of_uuid(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: called by PostgreSQL as the cast function (sql/casts.sql).
+    unsafe { cast_checked(fcinfo, 6) }
 }
 
 /// The greater of two UUIDs as unsigned octet strings (`max()` of either
