@@ -61,5 +61,23 @@ SELECT q, pg_temp.fails(q) FROM (VALUES
   ($$SELECT uuidv7('infinity'::interval)$$)
 ) AS t(q);
 
+-- PostgreSQL 18's btree skip scan: the uuid7 and uuid6 operator classes
+-- carry core uuid's skip support (support function 6), and a scan with no
+-- condition on a leading uuid7 column uses it.
+SELECT f.opfname, p.amprocnum, p.amproc::regproc
+FROM pg_amproc p JOIN pg_opfamily f ON f.oid = p.amprocfamily
+WHERE f.opfname IN ('uuid7_ops', 'uuid6_ops') AND p.amprocnum = 6 ORDER BY 1;
+CREATE TABLE skip7 (id uuid7, n int);
+INSERT INTO skip7 SELECT uuid_timestamptz_to_v7('2025-01-01 UTC'::timestamptz + (g % 3) * interval '1 day', true), g
+FROM generate_series(1, 3000) g;
+CREATE INDEX ON skip7 (id, n);
+VACUUM (ANALYZE) skip7;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT n FROM skip7 WHERE n = 42;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+DROP TABLE skip7;
+
 RESET TIME ZONE;
 DROP EXTENSION uuid_ext;
