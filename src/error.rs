@@ -67,6 +67,52 @@ pub fn sequence_exhausted(version: u8) -> ! {
     )
 }
 
+/// An operating-system error as PostgreSQL words one (`Permission denied`),
+/// without Rust's ` (os error 13)`.
+pub fn io_cause(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
+/// The horizon file could not be written: no UUID above the horizon on disk
+/// is handed out. The SQLSTATE follows the cause, as PostgreSQL's
+/// `errcode_for_file_access` chooses it.
+#[track_caller]
+pub fn horizon_unwritable(path: &std::path::Path, cause: &std::io::Error) -> ! {
+    let code = match cause.raw_os_error() {
+        Some(libc::EACCES | libc::EPERM | libc::EROFS) => {
+            PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE
+        }
+        Some(libc::ENOSPC | libc::EDQUOT) => PgSqlErrorCode::ERRCODE_DISK_FULL,
+        Some(libc::EMFILE | libc::ENFILE) => PgSqlErrorCode::ERRCODE_INSUFFICIENT_RESOURCES,
+        Some(libc::ENOENT) => PgSqlErrorCode::ERRCODE_UNDEFINED_FILE,
+        Some(libc::EISDIR | libc::ENOTDIR | libc::ENAMETOOLONG) => {
+            PgSqlErrorCode::ERRCODE_WRONG_OBJECT_TYPE
+        }
+        _ => PgSqlErrorCode::ERRCODE_IO_ERROR,
+    };
+    raise(
+        code,
+        format!(
+            "could not write the UUID sequencer horizon \"{}\": {}",
+            path.display(),
+            io_cause(cause)
+        ),
+        Some(
+            "uuid_ext writes how far its shared sequencer may go to this file, and fsyncs it, \
+             before it hands out a UUIDv7 or UUIDv6 beyond the last horizon, so that order \
+             survives a restart. No UUID was made.",
+        ),
+        Some(
+            "Free disk space or fix the permissions in the data directory; \
+             or set uuid_ext.durable_margin = 0 to order by the clock alone after a restart.",
+        ),
+    )
+}
+
 /// 22023: an argument that is not one of the values a function knows.
 #[track_caller]
 pub fn unknown_value(what: &str, given: &str, valid: &str) -> ! {

@@ -7,10 +7,10 @@ use pgrx::datum::{Interval, Timestamp, TimestampWithTimeZone, Uuid};
 use pgrx::prelude::*;
 use pgrx::{PgSqlErrorCode, PgTryBuilder};
 use uuid_ext_core::rng::ForkSafeRng;
-use uuid_ext_core::sequencer::Session;
+use uuid_ext_core::sequencer::{Session, Stop};
 use uuid_ext_core::{time, v6, v7};
 
-use crate::{error, pgtime, shmem};
+use crate::{durable, error, pgtime, shmem};
 
 /// This backend's generator state. PostgreSQL runs each backend in one
 /// thread, so a thread-local is a process-local.
@@ -61,15 +61,24 @@ pub fn seed_random() {
     })
 }
 
+/// The ERROR for a sequencer that gave no value.
+fn stopped(version: u8, stop: Stop<durable::WriteError>) -> ! {
+    match stop {
+        Stop::Exhausted => error::sequence_exhausted(version),
+        Stop::Horizon(e) => error::horizon_unwritable(&e.path, &e.cause),
+    }
+}
+
 /// The next UUIDv7 sequence word and 64 random bits.
 #[inline]
 fn next_v7() -> (u64, u64) {
     let candidate = v7::candidate(clock_ns());
     let pid = my_pid();
+    let (word, limit) = shmem::v7_word();
     GENERATOR.with_borrow_mut(|g| {
         let word =
-            g.v7.next(shmem::v7_word(), candidate, v7::MAX_WORD)
-                .unwrap_or_else(|_| error::sequence_exhausted(v7::VERSION));
+            g.v7.next_within(word, &limit, candidate, v7::MAX_WORD)
+                .unwrap_or_else(|e| stopped(v7::VERSION, e));
         let random = g
             .rng
             .next_u64(pid)
@@ -82,10 +91,11 @@ fn next_v7() -> (u64, u64) {
 fn next_v6() -> (u64, u64) {
     let candidate = v6::candidate(clock_ns());
     let pid = my_pid();
+    let (word, limit) = shmem::v6_word();
     GENERATOR.with_borrow_mut(|g| {
         let word =
-            g.v6.next(shmem::v6_word(), candidate, v6::MAX_WORD)
-                .unwrap_or_else(|_| error::sequence_exhausted(v6::VERSION));
+            g.v6.next_within(word, &limit, candidate, v6::MAX_WORD)
+                .unwrap_or_else(|e| stopped(v6::VERSION, e));
         let random = g
             .rng
             .next_u64(pid)

@@ -1,4 +1,6 @@
-//! `uuid_ext.monotonicity` (SPEC §3): which sequencer word a session uses.
+//! The settings: `uuid_ext.monotonicity` (SPEC §3), which sequencer word a
+//! session uses, and `uuid_ext.durable_margin` (SPEC §4), how far ahead of
+//! what it hands out the shared sequencer's horizon on disk runs.
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting, PostgresGucEnum};
 use pgrx::pg_sys;
@@ -17,6 +19,10 @@ pub enum Monotonicity {
 static MONOTONICITY: GucSetting<Monotonicity> =
     GucSetting::<Monotonicity>::new(Monotonicity::Shared);
 
+/// The default margin: one second of generation per write of the horizon.
+pub const DEFAULT_DURABLE_MARGIN_MS: i32 = 1_000;
+static DURABLE_MARGIN_MS: GucSetting<i32> = GucSetting::<i32>::new(DEFAULT_DURABLE_MARGIN_MS);
+
 pub fn register() {
     GucRegistry::define_enum_guc(
         c"uuid_ext.monotonicity",
@@ -27,6 +33,19 @@ pub fn register() {
         &MONOTONICITY,
         GucContext::Userset,
         GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"uuid_ext.durable_margin",
+        c"How far ahead of the UUIDs it hands out the shared sequencer's horizon on disk runs; 0 turns it off.",
+        c"With uuid_ext preloaded, no UUIDv7 or UUIDv6 is handed out above a horizon already written \
+          and fsynced to uuid_ext.horizon in the data directory, so order survives restarts and \
+          machine crashes even when the clock steps back. Each write moves the horizon this far \
+          ahead. 0: no file; after a restart the sequencer starts from the clock.",
+        &DURABLE_MARGIN_MS,
+        0,
+        3_600_000,
+        GucContext::Sighup,
+        GucFlags::UNIT_MS,
     );
     // A misspelt uuid_ext.* setting is an error, not a silent placeholder.
     #[cfg(not(any(feature = "pg13", feature = "pg14")))]
@@ -39,4 +58,10 @@ pub fn register() {
 #[inline]
 pub fn monotonicity() -> Monotonicity {
     MONOTONICITY.get()
+}
+
+/// `uuid_ext.durable_margin` in milliseconds (0: persistence off).
+#[inline]
+pub fn durable_margin_ms() -> u64 {
+    u64::try_from(DURABLE_MARGIN_MS.get()).unwrap_or(0)
 }

@@ -3,10 +3,13 @@
 use pgrx::datum::JsonB;
 use pgrx::prelude::*;
 
-use crate::shmem;
+use uuid_ext_core::{time, v7};
+
+use crate::{durable, guc, shmem};
 
 /// What this session runs on: the extension's version, the server's, whether
-/// the library is preloaded, and which sequencer this session uses now.
+/// the library is preloaded, which sequencer this session uses now, and
+/// whether its order is durable, with the horizons on disk.
 #[pg_extern(stable, parallel_safe)]
 fn uuid_ext_info() -> JsonB {
     // SAFETY: server_version always exists; the returned string is owned by
@@ -15,11 +18,23 @@ fn uuid_ext_info() -> JsonB {
         let v = pg_sys::GetConfigOption(c"server_version".as_ptr(), false, false);
         std::ffi::CStr::from_ptr(v).to_string_lossy().into_owned()
     };
+    // The horizons this server has on disk (the limits of the shared words).
+    let horizon = shmem::limits().filter(|_| durable::enabled()).map(|l| {
+        let v6_unix_ns = (i128::from(l.v6) - i128::from(time::GREGORIAN_TO_UNIX_100NS)) * 100;
+        serde_json::json!({
+            "v7": time::format_unix_ns(i128::from(l.v7 / v7::WORD_UNITS_PER_MS) * 1_000_000),
+            "v6": time::format_unix_ns(v6_unix_ns),
+            "file": durable::file_path().display().to_string(),
+        })
+    });
     JsonB(serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
         "postgres": server,
         "preloaded": shmem::preloaded(),
         "sequencer": if shmem::uses_shared() { "shared" } else { "backend" },
+        "durable": shmem::uses_shared() && durable::enabled(),
+        "durable_margin_ms": guc::durable_margin_ms(),
+        "horizon": horizon,
     }))
 }
 

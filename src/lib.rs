@@ -4,6 +4,7 @@
 use pgrx::prelude::*;
 
 mod bounds;
+mod durable;
 mod error;
 mod extract;
 mod generate;

@@ -11,7 +11,8 @@
 //! callback, which runs in the postmaster while the segment is still
 //! attached) and the rebuilt segment starts from them, so values stay above
 //! everything given before the crash even when the words had run ahead of
-//! the clock.
+//! the clock. Across a full restart the horizon file carries them
+//! (`durable.rs`).
 
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
@@ -19,6 +20,9 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 
+use uuid_ext_core::horizon::Limits;
+
+use crate::durable::{self, Limit};
 use crate::guc::{self, Monotonicity};
 
 /// The words in shared memory.
@@ -27,6 +31,9 @@ struct SharedWords {
     v7: AtomicU64,
     /// UUIDv6's 60-bit time (its own sequence).
     v6: AtomicU64,
+    /// The durable limits no value of each word passes (`durable.rs`).
+    v7_limit: AtomicU64,
+    v6_limit: AtomicU64,
 }
 
 /// Null until this process can reach the shared words: set in the postmaster
@@ -57,7 +64,10 @@ pub fn init_preloaded() {
     // exists; the hooks are chained, the previous ones called first.
     unsafe {
         #[cfg(any(feature = "pg13", feature = "pg14"))]
-        pg_sys::RequestAddinShmemSpace(std::mem::size_of::<SharedWords>());
+        {
+            pg_sys::RequestAddinShmemSpace(std::mem::size_of::<SharedWords>());
+            pg_sys::RequestNamedLWLockTranche(durable::TRANCHE.as_ptr(), 1);
+        }
         #[cfg(not(any(feature = "pg13", feature = "pg14")))]
         {
             PREV_SHMEM_REQUEST_HOOK = pg_sys::shmem_request_hook;
@@ -77,6 +87,7 @@ unsafe extern "C-unwind" fn shmem_request() {
             prev();
         }
         pg_sys::RequestAddinShmemSpace(std::mem::size_of::<SharedWords>());
+        pg_sys::RequestNamedLWLockTranche(durable::TRANCHE.as_ptr(), 1);
     }
 }
 
@@ -99,11 +110,30 @@ unsafe extern "C-unwind" fn shmem_startup() {
         )
         .cast::<SharedWords>();
         if !found {
+            // Each word starts at the larger of what the postmaster carried
+            // (a crash restart) and what the file holds (any restart); the
+            // clock is the floor of every draw anyway. The limits start
+            // there: the next value of either word passes them, so the first
+            // draw of each writes the file.
+            let on_disk = if durable::enabled() {
+                durable::read()
+            } else {
+                durable::remove();
+                None
+            };
+            let on_disk = on_disk.unwrap_or_default();
+            let v7 = CARRIED_V7.load(Ordering::Relaxed).max(on_disk.v7);
+            let v6 = CARRIED_V6.load(Ordering::Relaxed).max(on_disk.v6);
             words.write(SharedWords {
-                v7: AtomicU64::new(CARRIED_V7.load(Ordering::Relaxed)),
-                v6: AtomicU64::new(CARRIED_V6.load(Ordering::Relaxed)),
+                v7: AtomicU64::new(v7),
+                v6: AtomicU64::new(v6),
+                v7_limit: AtomicU64::new(v7),
+                v6_limit: AtomicU64::new(v6),
             });
         }
+        durable::set_lock(
+            &raw mut (*pg_sys::GetNamedLWLockTranche(durable::TRANCHE.as_ptr())).lock,
+        );
         pg_sys::LWLockRelease(lock);
         SHARED.store(words, Ordering::Release);
         if !pg_sys::IsUnderPostmaster {
@@ -115,7 +145,8 @@ unsafe extern "C-unwind" fn shmem_startup() {
 }
 
 /// In the postmaster, as shared memory is torn down (a crash restart, or the
-/// end): keep the words' values for the next segment.
+/// end): keep the words' values for the next segment, and write them to the
+/// horizon file exactly (every backend is gone: nothing passes them now).
 #[pg_guard]
 unsafe extern "C-unwind" fn carry_words(_code: std::ffi::c_int, _arg: pg_sys::Datum) {
     let words = SHARED.swap(null_mut(), Ordering::AcqRel);
@@ -125,6 +156,19 @@ unsafe extern "C-unwind" fn carry_words(_code: std::ffi::c_int, _arg: pg_sys::Da
     if let Some(words) = unsafe { words.as_ref() } {
         CARRIED_V7.fetch_max(words.v7.load(Ordering::Relaxed), Ordering::Relaxed);
         CARRIED_V6.fetch_max(words.v6.load(Ordering::Relaxed), Ordering::Relaxed);
+        if durable::enabled() {
+            let exact = Limits {
+                v7: CARRIED_V7.load(Ordering::Relaxed),
+                v6: CARRIED_V6.load(Ordering::Relaxed),
+            };
+            if let Err(e) = durable::write(&exact) {
+                pgrx::warning!(
+                    "uuid_ext: could not write \"{}\": {}; the horizon written before stays",
+                    e.path.display(),
+                    crate::error::io_cause(&e.cause)
+                );
+            }
+        }
     }
 }
 
@@ -149,16 +193,46 @@ fn words() -> Option<&'static SharedWords> {
     shared().filter(|_| guc::monotonicity() == Monotonicity::Shared)
 }
 
-/// The word the next UUIDv7 is drawn from.
+/// The word the next UUIDv7 is drawn from, and the limit it must respect.
 #[inline]
-pub fn v7_word() -> &'static AtomicU64 {
-    words().map_or(&LOCAL_V7, |w| &w.v7)
+pub fn v7_word() -> (&'static AtomicU64, Limit) {
+    match words() {
+        Some(w) => (
+            &w.v7,
+            Limit::Shared(durable::Shared {
+                version: 7,
+                limit: &w.v7_limit,
+                other_word: &w.v6,
+                other_limit: &w.v6_limit,
+            }),
+        ),
+        None => (&LOCAL_V7, Limit::Off),
+    }
 }
 
-/// The word the next UUIDv6 is drawn from.
+/// The word the next UUIDv6 is drawn from, and the limit it must respect.
 #[inline]
-pub fn v6_word() -> &'static AtomicU64 {
-    words().map_or(&LOCAL_V6, |w| &w.v6)
+pub fn v6_word() -> (&'static AtomicU64, Limit) {
+    match words() {
+        Some(w) => (
+            &w.v6,
+            Limit::Shared(durable::Shared {
+                version: 6,
+                limit: &w.v6_limit,
+                other_word: &w.v7,
+                other_limit: &w.v7_limit,
+            }),
+        ),
+        None => (&LOCAL_V6, Limit::Off),
+    }
+}
+
+/// The durable limits of the shared words now (None without shared memory).
+pub fn limits() -> Option<Limits> {
+    shared().map(|w| Limits {
+        v7: w.v7_limit.load(Ordering::Acquire),
+        v6: w.v6_limit.load(Ordering::Acquire),
+    })
 }
 
 /// Tests build the word at its edge rather than wait 8,000 years.

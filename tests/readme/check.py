@@ -12,7 +12,7 @@
    differs by PostgreSQL version names the versions,
    `-- on 15, 16: result; on 17: other; on 18: ...`, and must name the
    version under test. Queries are statements that start with SELECT, SHOW,
-   VALUES or TABLE; a comment after any other statement is a note.
+   VALUES, TABLE or WITH; a comment after any other statement is a note.
 3. A ```python block after `<!-- readme-test: python=FILE -->` is code a
    test runs: every line of it is in FILE.
 4. The functions the README's SQL reference documents are exactly the
@@ -70,7 +70,7 @@ def psql(args, dbname, sql=None, file=None):
     return subprocess.run(cmd, input=sql, text=True, capture_output=True, env=env)
 
 
-QUERY = re.compile(r"^\s*(SELECT|SHOW|VALUES|TABLE)\b", re.I)
+QUERY = re.compile(r"^\s*(SELECT|SHOW|VALUES|TABLE|WITH)\b", re.I)
 PER_VERSION = re.compile(r"^on (\d+(?:, \d+)*): (.*)$")
 
 

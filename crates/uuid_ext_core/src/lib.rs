@@ -15,11 +15,13 @@
 //! - [`parse`]: UUID text, read exactly as PostgreSQL's `uuid` reads it
 //! - [`gregorian`]: the 60-bit time of UUIDv1 and UUIDv6 (RFC 9562 §5.1, §5.6)
 //! - [`sequencer`]: the lock-free `max(candidate, last + 1)` state machine (SPEC §4)
+//! - [`horizon`]: the durable limit no sequencer value passes, and its file (SPEC §4)
 //! - [`read`]: the time a UUIDv1, v6 or v7 carries
 //! - [`rng`]: the fork-safe, buffered ChaCha generator (SPEC §5)
 //! - [`text`]: compact text forms: hex, base32hex, Crockford (ULID), base58, base64url
 
 pub mod gregorian;
+pub mod horizon;
 pub mod inspect;
 pub mod layout;
 pub mod namespace;

@@ -10,9 +10,12 @@
 //! The value only grows: when the clock steps back, or when more values are
 //! asked for in a millisecond than it holds, the word runs ahead of the clock
 //! until the clock catches up. At the word's maximum it stops with
-//! [`Exhausted`] instead of wrapping.
+//! [`Exhausted`] instead of wrapping. With a [`Horizon`] it also never
+//! passes a limit that is on disk (durable order, [`crate::horizon`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::horizon::{Horizon, Unbounded};
 
 /// Where a sequencer word lives.
 pub trait Word {
@@ -39,11 +42,38 @@ impl Word for AtomicU64 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Exhausted;
 
+/// Why a sequencer gave no value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop<E> {
+    /// The word is at its maximum.
+    Exhausted,
+    /// The next value is above the durable limit, which could not be raised.
+    Horizon(E),
+}
+
+impl<E> From<Exhausted> for Stop<E> {
+    fn from(_: Exhausted) -> Self {
+        Stop::Exhausted
+    }
+}
+
 /// Advances `word` to `max(floor, word + 1)` and returns the new value, which
 /// no other caller of the same word is ever given. Fails, leaving the word as
 /// it is, when that would exceed `max`.
 #[inline]
 pub fn advance<W: Word + ?Sized>(word: &W, floor: u64, max: u64) -> Result<u64, Exhausted> {
+    advance_within(word, &Unbounded, floor, max).map_err(|_| Exhausted)
+}
+
+/// [`advance`], never past `horizon`'s limit: a value above it first waits
+/// for the limit to be raised (and made durable) past it.
+#[inline]
+pub fn advance_within<W: Word + ?Sized, H: Horizon + ?Sized>(
+    word: &W,
+    horizon: &H,
+    floor: u64,
+    max: u64,
+) -> Result<u64, Stop<H::Error>> {
     let mut current = word.load();
     loop {
         let next = if current < floor {
@@ -52,7 +82,12 @@ pub fn advance<W: Word + ?Sized>(word: &W, floor: u64, max: u64) -> Result<u64, 
             current.checked_add(1).ok_or(Exhausted)?
         };
         if next > max {
-            return Err(Exhausted);
+            return Err(Stop::Exhausted);
+        }
+        if next > horizon.limit() {
+            horizon.extend(next).map_err(Stop::Horizon)?;
+            current = word.load();
+            continue;
         }
         match word.compare_exchange_weak(current, next) {
             Ok(_) => return Ok(next),
@@ -86,8 +121,21 @@ impl Session {
         candidate: u64,
         max: u64,
     ) -> Result<u64, Exhausted> {
+        self.next_within(word, &Unbounded, candidate, max)
+            .map_err(|_| Exhausted)
+    }
+
+    /// [`Session::next`], never past `horizon`'s durable limit.
+    #[inline]
+    pub fn next_within<W: Word + ?Sized, H: Horizon + ?Sized>(
+        &mut self,
+        word: &W,
+        horizon: &H,
+        candidate: u64,
+        max: u64,
+    ) -> Result<u64, Stop<H::Error>> {
         let floor = candidate.max(self.last.checked_add(1).ok_or(Exhausted)?);
-        let value = advance(word, floor, max)?;
+        let value = advance_within(word, horizon, floor, max)?;
         self.last = value;
         Ok(value)
     }

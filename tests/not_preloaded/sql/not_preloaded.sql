@@ -4,6 +4,8 @@
 SHOW shared_preload_libraries;
 CREATE EXTENSION uuid_ext;
 SELECT uuid_ext_info() -> 'preloaded' AS preloaded, uuid_ext_info() ->> 'sequencer' AS sequencer;
+-- No shared word, so no durable horizon and no file.
+SELECT uuid_ext_info() -> 'durable' AS durable, uuid_ext_info() -> 'horizon' AS horizon;
 -- shared is asked for, backend is what there is: a silent fallback.
 SHOW uuid_ext.monotonicity;
 SELECT count(*) AS made, count(DISTINCT id) AS distinct_ids,
@@ -22,6 +24,8 @@ SELECT public.uuid_extract_version(uuid_generate_v7()) AS version;
 -- A new connection that uses the extension says nothing.
 \connect
 SELECT public.uuid_extract_version(uuid_generate_v7()) AS version;
+-- Thousands of UUIDs later, still no horizon file in the data directory.
+SELECT count(*) AS horizon_files FROM pg_ls_dir('.') AS f WHERE f LIKE 'uuid_ext.horizon%';
 -- The NOTICE comes once per CREATE EXTENSION.
 DROP EXTENSION uuid_ext;
 CREATE EXTENSION uuid_ext;

@@ -1,0 +1,368 @@
+//! Durable order (SPEC §4): a horizon on disk that no value passes.
+//!
+//! A restart rebuilds the sequencer words from the clock, which may have
+//! stepped back while the server was down, or may lag a word that bulk loads
+//! ran ahead. So the words are never allowed above a *limit* that is already
+//! durable: the value a restart can start from. The caller whose value would
+//! pass the limit raises it (under a lock, one caller at a time) to that
+//! value plus a margin, and makes the new limit durable before anyone uses
+//! it; the others find the limit raised and go on. One write per margin of
+//! generation; in the common path one more atomic load and a compare.
+//!
+//! This module holds the rule and the file's format; where the limit lives,
+//! the lock and the file are the caller's ([`Horizon`]).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sha2::{Digest, Sha256};
+
+use crate::{time, v6, v7};
+
+/// A sequencer word's durable limit.
+pub trait Horizon {
+    /// Why a limit could not be made durable.
+    type Error;
+    /// The highest value that may be handed out now: one already on disk.
+    fn limit(&self) -> u64;
+    /// Returns once a limit of at least `needed` is durable and visible to
+    /// [`Horizon::limit`], or fails leaving the limit as it was.
+    fn extend(&self, needed: u64) -> Result<(), Self::Error>;
+}
+
+/// No persistence: every value may be handed out (a process-local word, or
+/// the margin set to 0).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Unbounded;
+
+impl Horizon for Unbounded {
+    type Error = std::convert::Infallible;
+
+    #[inline]
+    fn limit(&self) -> u64 {
+        u64::MAX
+    }
+
+    fn extend(&self, _needed: u64) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// The limit an extension writes for a value `needed`: a margin above it,
+/// at most `max` (the word's last value).
+pub fn target(needed: u64, margin: u64, max: u64) -> u64 {
+    needed.saturating_add(margin).min(max)
+}
+
+/// The body of [`Horizon::extend`], run by the caller under its lock:
+/// when `limit` does not cover `needed` yet (another caller may have raised
+/// it while this one waited for the lock), `persist`s the new limit, then
+/// publishes it. Returns whether it wrote.
+///
+/// The new limit is stored with `Release` after `persist` returned, and
+/// read with `Acquire` by [`Horizon::limit`]: a caller that sees it hands
+/// out values only below a limit that was on disk first.
+pub fn extend_locked<E>(
+    limit: &AtomicU64,
+    needed: u64,
+    margin: u64,
+    max: u64,
+    persist: impl FnOnce(u64) -> Result<(), E>,
+) -> Result<bool, E> {
+    if limit.load(Ordering::Acquire) >= needed {
+        return Ok(false);
+    }
+    let new = target(needed, margin, max);
+    persist(new)?;
+    limit.store(new, Ordering::Release);
+    Ok(true)
+}
+
+/// A margin in milliseconds as UUIDv7 word units (48-bit ms, 12-bit
+/// fraction, 4-bit counter).
+pub fn v7_margin(margin_ms: u64) -> u64 {
+    margin_ms.saturating_mul(v7::WORD_UNITS_PER_MS)
+}
+
+/// A margin in milliseconds as UUIDv6 word units (100 ns ticks).
+pub fn v6_margin(margin_ms: u64) -> u64 {
+    margin_ms.saturating_mul(10_000)
+}
+
+/// The limits of both words, as the file holds them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    pub v7: u64,
+    pub v6: u64,
+}
+
+const MAGIC: &str = "uuid_ext sequencer horizon 1";
+
+fn check(body: &str) -> String {
+    let digest = Sha256::digest(body.as_bytes());
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The file's text: a header, the two limits in hex with the times they
+/// mean (for a person reading it; ignored when read back), and a checksum
+/// of the lines above it.
+pub fn encode(limits: &Limits) -> String {
+    let v7_time = time::format_unix_ns(i128::from(limits.v7 >> 16) * 1_000_000);
+    let v6_time = time::format_unix_ns(
+        (i128::from(limits.v6) - i128::from(time::GREGORIAN_TO_UNIX_100NS)) * 100,
+    );
+    let body = format!(
+        "{MAGIC}\nv7 {:016x} {v7_time}\nv6 {:016x} {v6_time}\n",
+        limits.v7, limits.v6
+    );
+    let sum = check(&body);
+    format!("{body}check {sum}\n")
+}
+
+/// Why a file's contents were not accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Corrupt(pub &'static str);
+
+impl std::fmt::Display for Corrupt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+/// Reads what [`encode`] wrote; anything else (truncated, edited, another
+/// format) is [`Corrupt`].
+pub fn decode(data: &[u8]) -> Result<Limits, Corrupt> {
+    let text = std::str::from_utf8(data).map_err(|_| Corrupt("not text"))?;
+    let body_end = text
+        .rfind("check ")
+        .ok_or(Corrupt("no checksum line (truncated?)"))?;
+    let (body, tail) = text.split_at(body_end);
+    if tail != format!("check {}\n", check(body)) {
+        return Err(Corrupt("checksum mismatch"));
+    }
+    let mut lines = body.lines();
+    if lines.next() != Some(MAGIC) {
+        return Err(Corrupt("unknown header"));
+    }
+    let mut field = |name: &str, max: u64| -> Result<u64, Corrupt> {
+        let line = lines.next().ok_or(Corrupt("missing line"))?;
+        let mut words = line.split(' ');
+        if words.next() != Some(name) {
+            return Err(Corrupt("lines out of order"));
+        }
+        let hex = words.next().ok_or(Corrupt("missing value"))?;
+        match u64::from_str_radix(hex, 16) {
+            Ok(v) if hex.len() == 16 && v <= max => Ok(v),
+            _ => Err(Corrupt("value out of range")),
+        }
+    };
+    let limits = Limits {
+        v7: field("v7", v7::MAX_WORD)?,
+        v6: field("v6", v6::MAX_WORD)?,
+    };
+    if lines.next().is_some() {
+        return Err(Corrupt("extra lines"));
+    }
+    Ok(limits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sequencer::{Session, Stop};
+    use std::sync::Mutex;
+
+    /// A horizon whose "disk" is a vector of the limits written, in order.
+    struct Recorded {
+        limit: AtomicU64,
+        margin: u64,
+        disk: Mutex<Vec<u64>>,
+        fail: bool,
+    }
+
+    impl Recorded {
+        fn new(margin: u64) -> Self {
+            Recorded {
+                limit: AtomicU64::new(0),
+                margin,
+                disk: Mutex::new(Vec::new()),
+                fail: false,
+            }
+        }
+        fn on_disk(&self) -> u64 {
+            self.disk.lock().unwrap().last().copied().unwrap_or(0)
+        }
+        fn writes(&self) -> usize {
+            self.disk.lock().unwrap().len()
+        }
+    }
+
+    impl Horizon for Recorded {
+        type Error = &'static str;
+        fn limit(&self) -> u64 {
+            self.limit.load(Ordering::Acquire)
+        }
+        fn extend(&self, needed: u64) -> Result<(), &'static str> {
+            let mut disk = self.disk.lock().unwrap();
+            extend_locked(&self.limit, needed, self.margin, u64::MAX, |new| {
+                if self.fail {
+                    return Err("disk full");
+                }
+                disk.push(new);
+                Ok(())
+            })
+            .map(|_| ())
+        }
+    }
+
+    #[test]
+    fn no_value_passes_what_is_on_disk() {
+        let word = AtomicU64::new(0);
+        let h = Recorded::new(1_000);
+        let mut s = Session::new();
+        for i in 0..10_000u64 {
+            let v = s.next_within(&word, &h, i * 7, u64::MAX).unwrap();
+            assert!(
+                v <= h.on_disk(),
+                "{v} given above the durable {}",
+                h.on_disk()
+            );
+        }
+    }
+
+    #[test]
+    fn one_write_per_margin() {
+        // 100,000 values one unit apart with a margin of 1,000 units: 100
+        // writes (the first, then one each time the values pass the limit).
+        let word = AtomicU64::new(0);
+        let h = Recorded::new(1_000);
+        let mut s = Session::new();
+        for i in 1..=100_000u64 {
+            s.next_within(&word, &h, i, u64::MAX).unwrap();
+        }
+        assert_eq!(h.writes(), 100);
+        // A clock far ahead of the limit: the next value writes once, at
+        // that value plus the margin.
+        let v = s.next_within(&word, &h, 5_000_000, u64::MAX).unwrap();
+        assert_eq!((v, h.on_disk(), h.writes()), (5_000_000, 5_001_000, 101));
+    }
+
+    #[test]
+    fn threads_share_the_writes_and_never_pass_the_disk() {
+        let word = AtomicU64::new(0);
+        let h = Recorded::new(500);
+        let per_thread = 20_000u64;
+        let given: Vec<Vec<u64>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..4)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut s = Session::new();
+                        (0..per_thread)
+                            .map(|i| {
+                                let v = s.next_within(&word, &h, i, u64::MAX).unwrap();
+                                // Read after the value was given: the disk only grows.
+                                assert!(v <= h.on_disk());
+                                v
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let top = given.iter().flatten().copied().max().unwrap();
+        assert_eq!(top, 4 * per_thread, "values are dense: one per call");
+        // 80,000 values, a write per 500: about 160, never one per value.
+        let writes = h.writes();
+        assert!((150..=170).contains(&writes), "{writes} writes");
+        let disk = h.disk.lock().unwrap();
+        assert!(disk.windows(2).all(|w| w[0] < w[1]), "the disk only grows");
+    }
+
+    #[test]
+    fn a_failed_write_gives_nothing_and_leaves_the_word() {
+        let word = AtomicU64::new(41);
+        let mut h = Recorded::new(1_000);
+        h.fail = true;
+        let mut s = Session::new();
+        assert_eq!(
+            s.next_within(&word, &h, 0, u64::MAX),
+            Err(Stop::Horizon("disk full"))
+        );
+        assert_eq!(word.load(Ordering::Relaxed), 41);
+        assert_eq!(s.last(), 0);
+        h.fail = false;
+        assert_eq!(s.next_within(&word, &h, 0, u64::MAX), Ok(42));
+        assert_eq!(h.on_disk(), 1_042);
+    }
+
+    #[test]
+    fn the_limit_stops_at_the_words_maximum() {
+        assert_eq!(
+            target(v6::MAX_WORD - 5, v6_margin(1_000), v6::MAX_WORD),
+            v6::MAX_WORD
+        );
+        assert_eq!(target(u64::MAX - 1, v7_margin(1_000), u64::MAX), u64::MAX);
+        assert_eq!(target(100, 10, u64::MAX), 110);
+        // A margin of 0 still covers the value asked for.
+        let limit = AtomicU64::new(0);
+        assert_eq!(
+            extend_locked::<()>(&limit, 7, 0, u64::MAX, |_| Ok(())),
+            Ok(true)
+        );
+        assert_eq!(limit.load(Ordering::Relaxed), 7);
+        assert_eq!(
+            extend_locked::<()>(&limit, 7, 0, u64::MAX, |_| Err(())),
+            Ok(false)
+        );
+    }
+
+    #[test]
+    fn margins_in_word_units() {
+        assert_eq!(v7_margin(1_000), 1_000 << 16);
+        assert_eq!(v6_margin(1_000), 10_000_000);
+    }
+
+    #[test]
+    fn the_file_round_trips() {
+        let limits = Limits {
+            v7: (1_645_557_742_000u64 << 16) | 0x1234,
+            v6: 0x1EC_9414_C232_AB00,
+        };
+        let text = encode(&limits);
+        assert!(text.starts_with(
+            "uuid_ext sequencer horizon 1\nv7 017f22e279b01234 2022-02-22 19:22:22.000000000+00"
+        ));
+        assert_eq!(decode(text.as_bytes()), Ok(limits));
+        assert_eq!(
+            decode(encode(&Limits::default()).as_bytes()),
+            Ok(Limits::default())
+        );
+    }
+
+    #[test]
+    fn a_damaged_file_is_refused() {
+        let text = encode(&Limits {
+            v7: 1 << 40,
+            v6: 1 << 50,
+        });
+        assert!(decode(b"").is_err());
+        assert!(decode(&[0xff, 0xfe, 0]).is_err());
+        // Truncated anywhere.
+        for n in 0..text.len() {
+            assert!(decode(&text.as_bytes()[..n]).is_err(), "accepted {n} bytes");
+        }
+        // One digit changed.
+        let edited = text.replacen("v7 0000010000000000", "v7 0000020000000000", 1);
+        assert_ne!(edited, text);
+        assert_eq!(decode(edited.as_bytes()), Err(Corrupt("checksum mismatch")));
+        // Extra bytes after the checksum.
+        assert!(decode(format!("{text}x").as_bytes()).is_err());
+        // A consistent checksum over a v6 value above its 60 bits.
+        let body = format!("{MAGIC}\nv7 0000000000000000 x\nv6 ffffffffffffffff x\n");
+        let forged = format!("{body}check {}\n", check(&body));
+        assert_eq!(
+            decode(forged.as_bytes()),
+            Err(Corrupt("value out of range"))
+        );
+    }
+}

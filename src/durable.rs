@@ -1,0 +1,210 @@
+//! Durable order (SPEC §4): the horizon file in the data directory.
+//!
+//! With the library preloaded and `uuid_ext.durable_margin` above 0, no
+//! value of a shared word is handed out above its *limit*, and every limit
+//! is in `uuid_ext.horizon` before anyone uses it (the rule is the core's,
+//! `uuid_ext_core::horizon`). The postmaster reads the file when it creates
+//! shared memory, so the words start above everything handed out before a
+//! clean restart, a crash of every server process, or of the machine, even
+//! when the clock has stepped back meanwhile. It writes the exact words when
+//! shared memory goes (a clean shutdown or a crash restart), so a restart
+//! does not start a margin ahead of the last value.
+//!
+//! The file is replaced as PostgreSQL's `durable_rename` does: written to a
+//! temporary file, fsynced, renamed, the directory fsynced. With the server's
+//! `fsync = off` the fsyncs are skipped, as PostgreSQL skips its own.
+
+use std::ffi::CStr;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+
+use pgrx::pg_sys;
+use uuid_ext_core::horizon::{self, Horizon, Limits};
+use uuid_ext_core::{v6, v7};
+
+use crate::{error, guc};
+
+/// The file's name in the data directory.
+pub const FILE_NAME: &str = "uuid_ext.horizon";
+const TEMP_NAME: &str = "uuid_ext.horizon.tmp";
+/// The name of the lock under which one process at a time raises a limit.
+pub const TRANCHE: &CStr = c"uuid_ext horizon";
+
+/// The lock, in shared memory (set by the postmaster, inherited).
+static LOCK: AtomicPtr<pg_sys::LWLock> = AtomicPtr::new(std::ptr::null_mut());
+
+pub fn set_lock(lock: *mut pg_sys::LWLock) {
+    LOCK.store(lock, Ordering::Release);
+}
+
+/// Whether limits are kept now (`uuid_ext.durable_margin` above 0).
+#[inline]
+pub fn enabled() -> bool {
+    guc::durable_margin_ms() > 0
+}
+
+fn data_dir() -> PathBuf {
+    // SAFETY: DataDir is set before shared_preload_libraries are loaded and
+    // never changes; a backend's working directory is the same directory.
+    let dir = unsafe { pg_sys::DataDir };
+    if dir.is_null() {
+        return PathBuf::from(".");
+    }
+    // SAFETY: a NUL-terminated string owned by PostgreSQL for the process's life.
+    PathBuf::from(
+        unsafe { CStr::from_ptr(dir) }
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
+pub fn file_path() -> PathBuf {
+    data_dir().join(FILE_NAME)
+}
+
+/// A write of the file that failed: which file, and why.
+#[derive(Debug)]
+pub struct WriteError {
+    pub path: PathBuf,
+    pub cause: io::Error,
+}
+
+/// Replaces the file with `limits`, durably.
+pub fn write(limits: &Limits) -> Result<(), WriteError> {
+    let dir = data_dir();
+    let temp = dir.join(TEMP_NAME);
+    let file = dir.join(FILE_NAME);
+    // SAFETY: a setting PostgreSQL reads and sets only while loading its configuration.
+    let fsync = unsafe { pg_sys::enableFsync };
+    let at = |path: &PathBuf| {
+        let path = path.clone();
+        move |cause| WriteError { path, cause }
+    };
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&temp)
+        .map_err(at(&temp))?;
+    f.write_all(horizon::encode(limits).as_bytes())
+        .map_err(at(&temp))?;
+    if fsync {
+        f.sync_all().map_err(at(&temp))?;
+    }
+    drop(f);
+    fs::rename(&temp, &file).map_err(at(&file))?;
+    if fsync {
+        File::open(&dir)
+            .and_then(|d| d.sync_all())
+            .map_err(at(&dir))?;
+    }
+    Ok(())
+}
+
+/// At start, in the postmaster: the limits on disk. None when there is no
+/// file (the first start, or persistence was off); a file that cannot be
+/// read or is damaged is reported as a WARNING and ignored.
+pub fn read() -> Option<Limits> {
+    let path = file_path();
+    let data = match fs::read(&path) {
+        Ok(data) => data,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            pgrx::warning!(
+                "uuid_ext: could not read \"{}\": {}; the sequencers start from the clock",
+                path.display(),
+                error::io_cause(&e)
+            );
+            return None;
+        }
+    };
+    match horizon::decode(&data) {
+        Ok(limits) => Some(limits),
+        Err(e) => {
+            pgrx::warning!(
+                "uuid_ext: ignoring damaged sequencer horizon file \"{}\" ({e}); the sequencers start from the clock",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+/// With persistence off at start: a file left from before is not revived
+/// by a later change of the setting.
+pub fn remove() {
+    let path = file_path();
+    if let Err(e) = fs::remove_file(&path) {
+        if e.kind() != io::ErrorKind::NotFound {
+            pgrx::warning!(
+                "uuid_ext: could not remove \"{}\": {}",
+                path.display(),
+                error::io_cause(&e)
+            );
+        }
+    }
+}
+
+/// One shared word's limit, the other word's (the file holds both), and the
+/// word itself.
+pub struct Shared {
+    pub version: u8,
+    pub limit: &'static AtomicU64,
+    pub other_word: &'static AtomicU64,
+    pub other_limit: &'static AtomicU64,
+}
+
+/// The limit a draw from a word must respect.
+pub enum Limit {
+    /// A process-local word, or a shared one with persistence off.
+    Off,
+    Shared(Shared),
+}
+
+impl Horizon for Limit {
+    type Error = WriteError;
+
+    #[inline]
+    fn limit(&self) -> u64 {
+        match self {
+            Limit::Shared(s) if enabled() => s.limit.load(Ordering::Acquire),
+            _ => u64::MAX,
+        }
+    }
+
+    fn extend(&self, needed: u64) -> Result<(), WriteError> {
+        let Limit::Shared(s) = self else {
+            return Ok(());
+        };
+        let (margin, max) = match s.version {
+            7 => (horizon::v7_margin(guc::durable_margin_ms()), v7::MAX_WORD),
+            _ => (horizon::v6_margin(guc::durable_margin_ms()), v6::MAX_WORD),
+        };
+        let lock = LOCK.load(Ordering::Acquire);
+        // SAFETY: the lock lives in shared memory, set up by the postmaster
+        // with the words, so it exists wherever a shared word does. An
+        // ERROR while it is held releases it (LWLockReleaseAll at abort).
+        unsafe { pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE) };
+        let result = horizon::extend_locked(s.limit, needed, margin, max, |new| {
+            // The other word's value may have run past its limit while
+            // persistence was off: the file keeps the larger.
+            let other = s
+                .other_limit
+                .load(Ordering::Acquire)
+                .max(s.other_word.load(Ordering::Relaxed));
+            let limits = if s.version == 7 {
+                Limits { v7: new, v6: other }
+            } else {
+                Limits { v7: other, v6: new }
+            };
+            write(&limits)
+        });
+        // SAFETY: acquired above by this process.
+        unsafe { pg_sys::LWLockRelease(lock) };
+        result.map(|_| ())
+    }
+}
