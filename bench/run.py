@@ -16,6 +16,9 @@ Measures, functions alternated in every round, medians over the rounds:
              index size per row and leaf density
   types      uuid7 against uuid with the same values: CREATE INDEX and ORDER BY
              ... LIMIT over 2 million shuffled rows, a 3-million-row insert
+  durable    the durable horizon on (uuid_ext.durable_margin's default, 1 s)
+             against off (0): uuid_generate_v7()'s net cost, pgbench TPS, and
+             the cost of one write of the horizon file
 On PostgreSQL 18 and later core's uuidv7() is measured beside ours in each.
 Writes the results, and the machine and versions they were measured on, to --json.
 """
@@ -29,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 NIL = "'00000000-0000-0000-0000-000000000000'::uuid"
 
@@ -57,7 +61,9 @@ def machine(db, origin):
     cpu = sh("lscpu | sed -n 's/^Model name: *//p'") or platform.processor()
     mem = sh("awk '/MemTotal/ {printf \"%.0f GiB\", $2/1048576}' /proc/meminfo")
     osname = sh(". /etc/os-release && echo $PRETTY_NAME")
-    dirty = " (with uncommitted changes)" if sh("git status --porcelain") else ""
+    # The benchmark's own output files do not count: a run rewrites them.
+    dirty = " (with uncommitted changes)" if sh("git status --porcelain -- . ':!bench/RESULTS.md' "
+                                                "':!bench/index.png' ':!bench/results-pg*.json'") else ""
     return [
         ("date", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
         ("commit", sh("git rev-parse --short HEAD") + dirty),
@@ -292,6 +298,67 @@ def concurrent(db, pgbench_bin, clients, seconds, rounds, batch, core_v7):
     return out
 
 
+def set_margin(db, value):
+    """uuid_ext.durable_margin for every new connection (a reload setting)."""
+    if value is None:
+        db.q("ALTER SYSTEM RESET uuid_ext.durable_margin")
+    else:
+        db.q(f"ALTER SYSTEM SET uuid_ext.durable_margin = {value}")
+    db.q("SELECT pg_reload_conf()")
+    want = "1s" if value is None else str(value)
+    for _ in range(100):
+        if db.q("SHOW uuid_ext.durable_margin") == want:
+            return
+        time.sleep(0.05)
+    sys.exit(f"uuid_ext.durable_margin did not become {want}")
+
+
+def durable(db, pgbench_bin, rows, rounds, pgbench_rounds, clients, seconds):
+    """The durable horizon on (the default margin) against off (0): the
+    net cost of uuid_generate_v7() and pgbench TPS, the two alternated; and
+    one write of the horizon (the first UUID after a quiet second) against
+    a call that needs none. Needs the cluster's fsync = on to mean anything."""
+    margins = {"on": None, "off": 0}
+    gen = {k: [] for k in ("empty loop", *margins)}
+    for r in range(rounds):
+        for k in rotated(list(gen), r):
+            if k != "empty loop":
+                set_margin(db, margins[k])
+            expr = NIL if k == "empty loop" else "uuid_generate_v7()"
+            sql = f"SELECT count(x) FROM (SELECT {expr} AS x FROM generate_series(1, {rows})) s"
+            gen[k].append(float(db.q(f"SELECT bench_seconds($q${sql}$q$)")) * 1e9 / rows)
+    empty = statistics.median(gen.pop("empty loop"))
+    out = {"generation": {k: {"median_ns": statistics.median(v), "net_ns": statistics.median(v) - empty,
+                              "runs_ns": v} for k, v in gen.items()}}
+    res = {k: {"tps": [], "failed": [], "aborted": []} for k in margins}
+    for r in range(pgbench_rounds):
+        for k in rotated(list(margins), r):
+            set_margin(db, margins[k])
+            db.q("DROP TABLE IF EXISTS pgb; CREATE TABLE pgb (id uuid PRIMARY KEY DEFAULT uuid_generate_v7())")
+            db.q("CHECKPOINT")
+            tps, failed, aborted = run_pgbench(db, pgbench_bin, clients, seconds, "INSERT INTO pgb DEFAULT VALUES;")
+            for m, v in (("tps", tps), ("failed", failed), ("aborted", aborted)):
+                res[k][m].append(v)
+    db.q("DROP TABLE IF EXISTS pgb")
+    out["pgbench"] = {k: {"tps": statistics.median(v["tps"]), "failed": sum(v["failed"]),
+                          "aborted": sum(v["aborted"]), "runs": v["tps"]} for k, v in res.items()}
+    set_margin(db, None)
+    # One call after the clock passed the horizon (it writes), then one
+    # right after it (it does not): in the server, microseconds.
+    one = "SELECT bench_seconds('SELECT uuid_generate_v7()') * 1e6"
+    writes, plain = [], []
+    for _ in range(9):
+        db.q("SELECT pg_sleep(1.1)")
+        writes.append(float(db.q(one)))
+        plain.append(float(db.q(one)))
+    out["write_us"] = {"with_write": statistics.median(writes), "without": statistics.median(plain),
+                       "runs_with_write": writes, "runs_without": plain}
+    out["fsync"] = db.q("SHOW fsync")
+    out["rows"], out["rounds"], out["pgbench_rounds"], out["clients"], out["seconds"] = \
+        rows, rounds, pgbench_rounds, clients, seconds
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--psql", required=True)
@@ -305,6 +372,7 @@ def main():
     ap.add_argument("--origin", default="", help="where this PostgreSQL comes from, for the record")
     ap.add_argument("--pg-uuidv7", action="store_true", help="pg_uuidv7 is installed: measure it too")
     ap.add_argument("--json", required=True)
+    ap.add_argument("--only", help="run only this section, keeping the others of --json as they are")
     a = ap.parse_args()
     db = Db(a.psql, a.db)
     setup(db)
@@ -313,6 +381,12 @@ def main():
     if a.pg_uuidv7:
         db.q("CREATE SCHEMA IF NOT EXISTS pg_uuidv7; CREATE EXTENSION IF NOT EXISTS pg_uuidv7 SCHEMA pg_uuidv7")
         extra["pg_uuidv7.uuid_generate_v7()"] = "pg_uuidv7.uuid_generate_v7()"
+    if a.only:
+        results = json.load(open(a.json))
+        results.setdefault("machine_of", {})[a.only] = machine(db, a.origin)
+        results[a.only] = run_section(a.only, db, a, core_v7, extra)
+        json.dump(results, open(a.json, "w"), indent=1)
+        return
     results = {"machine": machine(db, a.origin), "major": int(db.q("SHOW server_version_num")) // 10000,
                "core_v7": core_v7, "gen_rows": a.rows, "index_rows": a.index_rows, "rounds": a.rounds}
     print("generation cost ...", flush=True)
@@ -347,7 +421,22 @@ def main():
         d = results["concurrent"][k]
         print(f"  {k}: {d['rows']:.0f} rows, {d['bytes_per_row']:.1f} index bytes per row, "
               f"leaf density {d['leaf_density']:.1f}%")
+    results["durable"] = run_section("durable", db, a, core_v7, extra)
     json.dump(results, open(a.json, "w"), indent=1)
+
+
+def run_section(name, db, a, core_v7, extra):
+    """One section on its own (--only), or the sections added last."""
+    if name != "durable":
+        sys.exit(f"--only knows: durable (not {name})")
+    print("durable horizon on against off ...", flush=True)
+    d = durable(db, a.pgbench, a.rows, a.rounds, max(5, a.rounds // 2 + 1), 8, a.pgbench_seconds)
+    for k, g in d["generation"].items():
+        print(f"  uuid_generate_v7(), durable {k}: net {g['net_ns']:.1f} ns; "
+              f"pgbench {d['pgbench'][k]['tps']:.0f} tps, failed {d['pgbench'][k]['failed']}")
+    print(f"  one call that writes the horizon: {d['write_us']['with_write']:.0f} us, "
+          f"one that does not: {d['write_us']['without']:.1f} us (fsync = {d['fsync']})")
+    return d
 
 
 if __name__ == "__main__":
