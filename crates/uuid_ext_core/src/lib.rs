@@ -18,6 +18,7 @@
 //! - [`horizon`]: the durable limit no sequencer value passes, and its file (SPEC §4)
 //! - [`read`]: the time a UUIDv1, v6 or v7 carries
 //! - [`rng`]: the fork-safe, buffered ChaCha generator (SPEC §5)
+//! - [`watermark`]: announcements and the commit watermark (SPEC §4)
 //! - [`text`]: compact text forms: hex, base32hex, Crockford (ULID), base58, base64url
 
 pub mod gregorian;
@@ -35,6 +36,7 @@ pub mod v5;
 pub mod v6;
 pub mod v7;
 pub mod v8;
+pub mod watermark;
 
 /// A UUID as its 16 bytes in network order.
 pub type Bytes = [u8; 16];

@@ -32,9 +32,11 @@ impl Word for AtomicU64 {
 
     #[inline]
     fn compare_exchange_weak(&self, current: u64, new: u64) -> Result<u64, u64> {
-        // The word orders nothing but itself: relaxed is enough for one
-        // location's modification order to be total.
-        AtomicU64::compare_exchange_weak(self, current, new, Ordering::Relaxed, Ordering::Relaxed)
+        // One location's modification order is total whatever the ordering.
+        // Release makes a commit-watermark announcement stored before the
+        // advance visible to a reader that sees the new value (watermark.rs);
+        // on x86 every compare-and-swap is a full barrier anyway.
+        AtomicU64::compare_exchange_weak(self, current, new, Ordering::Release, Ordering::Relaxed)
     }
 }
 
