@@ -132,6 +132,36 @@ def types(r, t):
     return out
 
 
+def durable(r, t):
+    if "durable" not in r:
+        return []
+    d, pg = r["durable"], r["major"]
+    out = ["", "### Durable order on against off", "",
+           "`uuid_ext.durable_margin` at its default (1 s: the horizon file is written once per second of "
+           "generation) against 0 (no file), switched with `ALTER SYSTEM` and a reload, alternated in each round; "
+           f"the server runs with `fsync = {d['fsync']}`. Generation: {d['rows']:,} rows, {d['rounds']} rounds, net of "
+           f"the empty loop. pgbench: {d['clients']} clients, {d['seconds']} s, {d['pgbench_rounds']} rounds.", "",
+           "| durable | net per UUID (ns) | runs (ns per row) | pgbench TPS | failed | runs (TPS) |",
+           "|---|---:|---|---:|---:|---|"]
+    for k in ("on", "off"):
+        g, b = d["generation"][k], d["pgbench"][k]
+        out.append(f"| {k} | {g['net_ns']:.1f} | {', '.join(f'{x:.0f}' for x in g['runs_ns'])} | "
+                   f"{b['tps']:.0f} | {b['failed']} | {', '.join(f'{x:.0f}' for x in b['runs'])} |")
+    w = d["write_us"]
+    out += ["", f"One `uuid_generate_v7()` that writes the horizon (the first after a quiet second): "
+            f"**{w['with_write']:.0f} µs** (runs: {', '.join(f'{x:.0f}' for x in w['runs_with_write'])}); "
+            f"one right after it, which does not: {w['without']:.1f} µs. Timed in the server, "
+            "so this is the write with its two fsyncs, on this machine's disk."]
+    on, off = d["generation"]["on"]["net_ns"], d["generation"]["off"]["net_ns"]
+    t.add("10", f"PostgreSQL {pg}: `uuid_generate_v7()` net cost, durable on ≤ 1.1 × off",
+          f"{on:.0f} ns against {off:.0f} ns: **{on / off:.3f}×**", on / off <= 1.1)
+    ton, toff = d["pgbench"]["on"]["tps"], d["pgbench"]["off"]["tps"]
+    failed = d["pgbench"]["on"]["failed"] + d["pgbench"]["off"]["failed"]
+    t.add("10", f"PostgreSQL {pg}: pgbench TPS, durable on ≥ 0.97 × off, no failed transaction",
+          f"{ton:.0f} against {toff:.0f}: **{ton / toff:.3f}×**, {failed} failed", ton / toff >= 0.97 and failed == 0)
+    return out
+
+
 def pgbench(r, t):
     pb, pg = r["pgbench"], r["major"]
     names = [("v7", "`uuid_generate_v7()`, shared word"),
@@ -251,10 +281,15 @@ def main():
         out += [f"PostgreSQL {r['major']}:", "", "| | |", "|---|---|"]
         out += [f"| {k} | {v} |" for k, v in r["machine"]]
         out.append("")
+        for section, m in r.get("machine_of", {}).items():
+            out += [f"PostgreSQL {r['major']}, the `{section}` section, run on its own "
+                    "(`scripts/bench --only " + section + "`):", "", "| | |", "|---|---|"]
+            out += [f"| {k} | {v} |" for k, v in m]
+            out.append("")
     body = []
     for r in results:
         body += ["", f"## PostgreSQL {r['major']}", ""]
-        body += generation(r, t) + per_row(r) + index(r, t) + types(r, t) + pgbench(r, t) + concurrent(r, t)
+        body += generation(r, t) + per_row(r) + index(r, t) + types(r, t) + pgbench(r, t) + concurrent(r, t) + durable(r, t)
     body += core_alone(criterion(a.criterion), t)
     out += ["## Targets", "", "| issue | target | measured | |", "|---|---|---|---|"] + t.rows
     if a.plot:
