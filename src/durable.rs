@@ -30,14 +30,35 @@ use crate::{error, guc};
 /// The file's name in the data directory.
 pub const FILE_NAME: &str = "uuid_ext.horizon";
 const TEMP_NAME: &str = "uuid_ext.horizon.tmp";
-/// The name of the lock under which one process at a time raises a limit.
-pub const TRANCHE: &CStr = c"uuid_ext horizon";
+/// The extension's locks: under the first, one process at a time raises a
+/// limit; under the second, prepared transactions take commit-watermark
+/// slots (watermark.rs).
+pub const TRANCHE: &CStr = c"uuid_ext";
+pub const N_LOCKS: i32 = 2;
+pub const HORIZON_LOCK: usize = 0;
+pub const PREPARED_LOCK: usize = 1;
 
-/// The lock, in shared memory (set by the postmaster, inherited).
-static LOCK: AtomicPtr<pg_sys::LWLock> = AtomicPtr::new(std::ptr::null_mut());
+/// The locks, in shared memory (set by the postmaster, inherited).
+static LOCKS: AtomicPtr<pg_sys::LWLockPadded> = AtomicPtr::new(std::ptr::null_mut());
 
-pub fn set_lock(lock: *mut pg_sys::LWLock) {
-    LOCK.store(lock, Ordering::Release);
+pub fn set_locks(locks: *mut pg_sys::LWLockPadded) {
+    LOCKS.store(locks, Ordering::Release);
+}
+
+/// Runs `f` holding lock `which` exclusively. An ERROR inside releases it
+/// (LWLockReleaseAll at abort).
+pub fn with_lock<T>(which: usize, f: impl FnOnce() -> T) -> T {
+    let locks = LOCKS.load(Ordering::Acquire);
+    debug_assert!(!locks.is_null() && which < N_LOCKS as usize);
+    // SAFETY: the locks live in shared memory, set up by the postmaster with
+    // the words, so they exist wherever a shared word does.
+    let lock = unsafe { &raw mut (*locks.add(which)).lock };
+    // SAFETY: a lock of our tranche, acquired and released by this process.
+    unsafe { pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE) };
+    let result = f();
+    // SAFETY: acquired above.
+    unsafe { pg_sys::LWLockRelease(lock) };
+    result
 }
 
 /// Whether limits are kept now (`uuid_ext.durable_margin` above 0).
@@ -184,27 +205,22 @@ impl Horizon for Limit {
             7 => (horizon::v7_margin(guc::durable_margin_ms()), v7::MAX_WORD),
             _ => (horizon::v6_margin(guc::durable_margin_ms()), v6::MAX_WORD),
         };
-        let lock = LOCK.load(Ordering::Acquire);
-        // SAFETY: the lock lives in shared memory, set up by the postmaster
-        // with the words, so it exists wherever a shared word does. An
-        // ERROR while it is held releases it (LWLockReleaseAll at abort).
-        unsafe { pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE) };
-        let result = horizon::extend_locked(s.limit, needed, margin, max, |new| {
-            // The other word's value may have run past its limit while
-            // persistence was off: the file keeps the larger.
-            let other = s
-                .other_limit
-                .load(Ordering::Acquire)
-                .max(s.other_word.load(Ordering::Relaxed));
-            let limits = if s.version == 7 {
-                Limits { v7: new, v6: other }
-            } else {
-                Limits { v7: other, v6: new }
-            };
-            write(&limits)
-        });
-        // SAFETY: acquired above by this process.
-        unsafe { pg_sys::LWLockRelease(lock) };
-        result.map(|_| ())
+        with_lock(HORIZON_LOCK, || {
+            horizon::extend_locked(s.limit, needed, margin, max, |new| {
+                // The other word's value may have run past its limit while
+                // persistence was off: the file keeps the larger.
+                let other = s
+                    .other_limit
+                    .load(Ordering::Acquire)
+                    .max(s.other_word.load(Ordering::Relaxed));
+                let limits = if s.version == 7 {
+                    Limits { v7: new, v6: other }
+                } else {
+                    Limits { v7: other, v6: new }
+                };
+                write(&limits)
+            })
+        })
+        .map(|_| ())
     }
 }

@@ -113,6 +113,34 @@ pub fn horizon_unwritable(path: &std::path::Path, cause: &std::io::Error) -> ! {
     )
 }
 
+/// 55000: `uuid_v7_watermark()` where there is no server-wide order to watch.
+#[track_caller]
+pub fn watermark_unavailable(why: &str) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!("uuid_v7_watermark() needs the shared sequencer: {why}"),
+        Some(
+            "The watermark watches the one server-wide UUIDv7 sequence and the transactions \
+             that drew from it.",
+        ),
+        Some(
+            "Set shared_preload_libraries = 'uuid_ext' (a restart), uuid_ext.monotonicity = shared \
+             and uuid_ext.commit_watermark = on.",
+        ),
+    )
+}
+
+/// XX000: a process with no commit-watermark slot drew from the shared word.
+#[track_caller]
+pub fn no_watermark_slot() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+        "uuid_ext: this process has no commit-watermark slot".into(),
+        None,
+        Some("Set uuid_ext.commit_watermark = off, or uuid_ext.monotonicity = backend in this session."),
+    )
+}
+
 /// 22023: an argument that is not one of the values a function knows.
 #[track_caller]
 pub fn unknown_value(what: &str, given: &str, valid: &str) -> ! {

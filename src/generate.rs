@@ -10,7 +10,7 @@ use uuid_ext_core::rng::ForkSafeRng;
 use uuid_ext_core::sequencer::{Session, Stop};
 use uuid_ext_core::{time, v6, v7};
 
-use crate::{durable, error, pgtime, shmem};
+use crate::{durable, error, pgtime, shmem, watermark};
 
 /// This backend's generator state. PostgreSQL runs each backend in one
 /// thread, so a thread-local is a process-local.
@@ -75,6 +75,7 @@ fn next_v7() -> (u64, u64) {
     let candidate = v7::candidate(clock_ns());
     let pid = my_pid();
     let (word, limit) = shmem::v7_word();
+    watermark::before_draw(word);
     GENERATOR.with_borrow_mut(|g| {
         let word =
             g.v7.next_within(word, &limit, candidate, v7::MAX_WORD)

@@ -22,6 +22,7 @@ static MONOTONICITY: GucSetting<Monotonicity> =
 /// The default margin: one second of generation per write of the horizon.
 pub const DEFAULT_DURABLE_MARGIN_MS: i32 = 1_000;
 static DURABLE_MARGIN_MS: GucSetting<i32> = GucSetting::<i32>::new(DEFAULT_DURABLE_MARGIN_MS);
+static COMMIT_WATERMARK: GucSetting<bool> = GucSetting::<bool>::new(true);
 
 pub fn register() {
     GucRegistry::define_enum_guc(
@@ -47,6 +48,16 @@ pub fn register() {
         GucContext::Sighup,
         GucFlags::UNIT_MS,
     );
+    GucRegistry::define_bool_guc(
+        c"uuid_ext.commit_watermark",
+        c"Whether transactions announce their first UUIDv7, so uuid_v7_watermark() can tell what may still commit.",
+        c"on: a transaction that draws from the shared UUIDv7 sequencer announces, once, a value no \
+          greater than any it gets, and withdraws it when it ends; uuid_v7_watermark() is the smallest \
+          announcement. off: no announcements, and uuid_v7_watermark() raises an error.",
+        &COMMIT_WATERMARK,
+        GucContext::Sighup,
+        GucFlags::default(),
+    );
     // A misspelt uuid_ext.* setting is an error, not a silent placeholder.
     #[cfg(not(any(feature = "pg13", feature = "pg14")))]
     // SAFETY: called from _PG_init, after our settings are defined.
@@ -64,4 +75,10 @@ pub fn monotonicity() -> Monotonicity {
 #[inline]
 pub fn durable_margin_ms() -> u64 {
     u64::try_from(DURABLE_MARGIN_MS.get()).unwrap_or(0)
+}
+
+/// `uuid_ext.commit_watermark`.
+#[inline]
+pub fn commit_watermark() -> bool {
+    COMMIT_WATERMARK.get()
 }

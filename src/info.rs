@@ -5,11 +5,18 @@ use pgrx::prelude::*;
 
 use uuid_ext_core::{time, v7};
 
-use crate::{durable, guc, shmem};
+use crate::{durable, guc, shmem, watermark};
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
 
 /// What this session runs on: the extension's version, the server's, whether
 /// the library is preloaded, which sequencer this session uses now, and
-/// whether its order is durable, with the horizons on disk.
+/// whether its order is durable, with the horizons on disk, and whether
+/// the commit watermark is kept, with how far back its oldest announcement is.
 #[pg_extern(stable, parallel_safe)]
 fn uuid_ext_info() -> JsonB {
     // SAFETY: server_version always exists; the returned string is owned by
@@ -35,6 +42,10 @@ fn uuid_ext_info() -> JsonB {
         "durable": shmem::uses_shared() && durable::enabled(),
         "durable_margin_ms": guc::durable_margin_ms(),
         "horizon": horizon,
+        "commit_watermark": shmem::uses_shared() && guc::commit_watermark(),
+        "oldest_announcement_age_ms": shmem::preloaded()
+            .then(|| watermark::oldest_announcement_age_ms(now_ms()))
+            .flatten(),
     }))
 }
 

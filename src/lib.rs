@@ -15,6 +15,7 @@ mod pgtime;
 mod shmem;
 mod text;
 mod types;
+mod watermark;
 
 ::pgrx::pg_module_magic!(name, version);
 
@@ -27,6 +28,7 @@ pub extern "C-unwind" fn _PG_init() {
     // SAFETY: a flag PostgreSQL sets while it loads shared_preload_libraries.
     if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
         shmem::init_preloaded();
+        watermark::init_preloaded();
         // Every backend forks from this seeded state, so the re-seed after
         // fork is what keeps their random streams apart.
         generate::seed_random();

@@ -24,6 +24,7 @@ use uuid_ext_core::horizon::Limits;
 
 use crate::durable::{self, Limit};
 use crate::guc::{self, Monotonicity};
+use crate::watermark;
 
 /// The words in shared memory.
 #[repr(C)]
@@ -66,7 +67,7 @@ pub fn init_preloaded() {
         #[cfg(any(feature = "pg13", feature = "pg14"))]
         {
             pg_sys::RequestAddinShmemSpace(std::mem::size_of::<SharedWords>());
-            pg_sys::RequestNamedLWLockTranche(durable::TRANCHE.as_ptr(), 1);
+            pg_sys::RequestNamedLWLockTranche(durable::TRANCHE.as_ptr(), durable::N_LOCKS);
         }
         #[cfg(not(any(feature = "pg13", feature = "pg14")))]
         {
@@ -87,7 +88,8 @@ unsafe extern "C-unwind" fn shmem_request() {
             prev();
         }
         pg_sys::RequestAddinShmemSpace(std::mem::size_of::<SharedWords>());
-        pg_sys::RequestNamedLWLockTranche(durable::TRANCHE.as_ptr(), 1);
+        pg_sys::RequestAddinShmemSpace(watermark::shmem_size());
+        pg_sys::RequestNamedLWLockTranche(durable::TRANCHE.as_ptr(), durable::N_LOCKS);
     }
 }
 
@@ -131,9 +133,9 @@ unsafe extern "C-unwind" fn shmem_startup() {
                 v6_limit: AtomicU64::new(v6),
             });
         }
-        durable::set_lock(
-            &raw mut (*pg_sys::GetNamedLWLockTranche(durable::TRANCHE.as_ptr())).lock,
-        );
+        durable::set_locks(pg_sys::GetNamedLWLockTranche(durable::TRANCHE.as_ptr()));
+        #[cfg(not(any(feature = "pg13", feature = "pg14")))]
+        watermark::shmem_startup();
         pg_sys::LWLockRelease(lock);
         SHARED.store(words, Ordering::Release);
         if !pg_sys::IsUnderPostmaster {

@@ -24,6 +24,9 @@ SELECT public.uuid_extract_version(uuid_generate_v7()) AS version;
 -- A new connection that uses the extension says nothing.
 \connect
 SELECT public.uuid_extract_version(uuid_generate_v7()) AS version;
+-- No commit watermark without the shared sequencer: an error naming the setting.
+SELECT uuid_v7_watermark();
+\echo :LAST_ERROR_SQLSTATE
 -- Thousands of UUIDs later, still no horizon file in the data directory.
 SELECT count(*) AS horizon_files FROM pg_ls_dir('.') AS f WHERE f LIKE 'uuid_ext.horizon%';
 -- The NOTICE comes once per CREATE EXTENSION.

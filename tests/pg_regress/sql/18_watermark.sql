@@ -1,0 +1,52 @@
+-- The commit watermark (SPEC §4): uuid_v7_watermark() in one session.
+-- (Many writers, prepared transactions, parallel workers and a poller are
+-- tests/cluster/watermark.py.)
+CREATE EXTENSION uuid_ext;
+
+SHOW uuid_ext.commit_watermark;
+SELECT context, vartype, boot_val FROM pg_settings WHERE name = 'uuid_ext.commit_watermark';
+SET uuid_ext.commit_watermark = off;
+SELECT uuid_ext_info() -> 'commit_watermark' AS commit_watermark;
+
+-- With no transaction in progress that drew a UUIDv7, the watermark is the
+-- next value: above every UUIDv7 made, at or below the next one.
+SELECT uuid_generate_v7() AS made \gset
+SELECT uuid_v7_watermark() AS wm \gset
+SELECT :'made'::uuid < :'wm'::uuid AS above_made, :'wm'::uuid <= uuid_generate_v7() AS at_or_below_next,
+       uuid_extract_version(:'wm') AS version;
+
+-- A transaction that drew a UUIDv7 holds the watermark at or below its
+-- first value until it ends (its own reads see that too); it is released
+-- at COMMIT and at ROLLBACK.
+BEGIN;
+SELECT uuid_generate_v7() AS mine \gset
+SELECT uuid_generate_v7() AS mine2 \gset
+SELECT uuid_v7_watermark() <= :'mine'::uuid AS held, uuid_ext_info() -> 'oldest_announcement_age_ms' IS NOT NULL AS announced;
+COMMIT;
+SELECT uuid_v7_watermark() > :'mine2'::uuid AS released_at_commit,
+       uuid_ext_info() -> 'oldest_announcement_age_ms' AS oldest;
+BEGIN;
+SELECT uuid_generate_v7() AS mine \gset
+SELECT uuid_v7_watermark() <= :'mine'::uuid AS held;
+ROLLBACK;
+SELECT uuid_v7_watermark() > :'mine'::uuid AS released_at_rollback;
+-- A failed transaction releases it too.
+BEGIN;
+SELECT uuid_generate_v7() AS mine \gset
+SELECT 1 / 0;
+ROLLBACK;
+SELECT uuid_v7_watermark() > :'mine'::uuid AS released_after_error;
+-- A shifted UUIDv7 advances the word and announces like any other.
+BEGIN;
+SELECT uuid_generate_v7(interval '1 hour') IS NOT NULL AS shifted;
+SELECT uuid_ext_info() -> 'oldest_announcement_age_ms' IS NOT NULL AS announced;
+COMMIT;
+
+-- Where there is no server-wide order to watch: an error naming the setting.
+SET uuid_ext.monotonicity = backend;
+SELECT uuid_v7_watermark();
+\echo :LAST_ERROR_SQLSTATE
+SELECT uuid_ext_info() -> 'commit_watermark' AS commit_watermark;
+RESET uuid_ext.monotonicity;
+
+DROP EXTENSION uuid_ext;
