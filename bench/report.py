@@ -162,6 +162,37 @@ def durable(r, t):
     return out
 
 
+def watermark(r, t):
+    if "watermark" not in r:
+        return []
+    d, pg = r["watermark"], r["major"]
+    out = ["", "### Commit watermark announcements on against off", "",
+           "`uuid_ext.commit_watermark` on (each transaction that draws a UUIDv7 announces once) against off, "
+           "switched with `ALTER SYSTEM` and a reload, alternated in each round. Generation: "
+           f"{d['rows']:,} rows in one statement, {d['rounds']} rounds, net of the empty loop. pgbench: "
+           f"{d['clients']} clients, one row per transaction (one announcement each), {d['seconds']} s, "
+           f"{d['pgbench_rounds']} rounds.", "",
+           "| announcements | net per UUID (ns) | runs (ns per row) | pgbench TPS | failed | runs (TPS) |",
+           "|---|---:|---|---:|---:|---|"]
+    for k in ("on", "off"):
+        g, b = d["generation"][k], d["pgbench"][k]
+        out.append(f"| {k} | {g['net_ns']:.1f} | {', '.join(f'{x:.0f}' for x in g['runs_ns'])} | "
+                   f"{b['tps']:.0f} | {b['failed']} | {', '.join(f'{x:.0f}' for x in b['runs'])} |")
+    w = d["watermark_call"]
+    out += ["", f"One `uuid_v7_watermark()`, net of the empty loop over {w['rows']:,} calls: "
+            f"**{w['net_ns']:.0f} ns** (runs: {', '.join(f'{x:.0f}' for x in w['runs_ns'])} ns per row, gross), "
+            f"with `max_connections = {w['max_connections']}` and `max_prepared_transactions = "
+            f"{w['max_prepared_transactions']}`: it reads one slot per possible backend."]
+    on, off = d["generation"]["on"]["net_ns"], d["generation"]["off"]["net_ns"]
+    t.add("11", f"PostgreSQL {pg}: `uuid_generate_v7()` net cost, announcements on ≤ 1.1 × off",
+          f"{on:.0f} ns against {off:.0f} ns: **{on / off:.3f}×**", on / off <= 1.1)
+    ton, toff = d["pgbench"]["on"]["tps"], d["pgbench"]["off"]["tps"]
+    failed = d["pgbench"]["on"]["failed"] + d["pgbench"]["off"]["failed"]
+    t.add("11", f"PostgreSQL {pg}: pgbench TPS, announcements on ≥ 0.97 × off, no failed transaction",
+          f"{ton:.0f} against {toff:.0f}: **{ton / toff:.3f}×**, {failed} failed", ton / toff >= 0.97 and failed == 0)
+    return out
+
+
 def pgbench(r, t):
     pb, pg = r["pgbench"], r["major"]
     names = [("v7", "`uuid_generate_v7()`, shared word"),
@@ -289,7 +320,7 @@ def main():
     body = []
     for r in results:
         body += ["", f"## PostgreSQL {r['major']}", ""]
-        body += generation(r, t) + per_row(r) + index(r, t) + types(r, t) + pgbench(r, t) + concurrent(r, t) + durable(r, t)
+        body += generation(r, t) + per_row(r) + index(r, t) + types(r, t) + pgbench(r, t) + concurrent(r, t) + durable(r, t) + watermark(r, t)
     body += core_alone(criterion(a.criterion), t)
     out += ["## Targets", "", "| issue | target | measured | |", "|---|---|---|---|"] + t.rows
     if a.plot:

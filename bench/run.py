@@ -19,6 +19,9 @@ Measures, functions alternated in every round, medians over the rounds:
   durable    the durable horizon on (uuid_ext.durable_margin's default, 1 s)
              against off (0): uuid_generate_v7()'s net cost, pgbench TPS, and
              the cost of one write of the horizon file
+  watermark  commit-watermark announcements on against off
+             (uuid_ext.commit_watermark): the same two, and the cost of one
+             uuid_v7_watermark() with the server's max_connections
 On PostgreSQL 18 and later core's uuidv7() is measured beside ours in each.
 Writes the results, and the machine and versions they were measured on, to --json.
 """
@@ -298,51 +301,60 @@ def concurrent(db, pgbench_bin, clients, seconds, rounds, batch, core_v7):
     return out
 
 
-def set_margin(db, value):
-    """uuid_ext.durable_margin for every new connection (a reload setting)."""
+def set_setting(db, name, value):
+    """A reload setting for every new connection (None: its default)."""
     if value is None:
-        db.q("ALTER SYSTEM RESET uuid_ext.durable_margin")
+        db.q(f"ALTER SYSTEM RESET {name}")
     else:
-        db.q(f"ALTER SYSTEM SET uuid_ext.durable_margin = {value}")
+        db.q(f"ALTER SYSTEM SET {name} = {value}")
     db.q("SELECT pg_reload_conf()")
-    want = "1s" if value is None else str(value)
+    want = db.q(f"SELECT boot_val FROM pg_settings WHERE name = '{name}'") if value is None else str(value)
     for _ in range(100):
-        if db.q("SHOW uuid_ext.durable_margin") == want:
+        if db.q(f"SELECT setting FROM pg_settings WHERE name = '{name}'") == want:
             return
         time.sleep(0.05)
-    sys.exit(f"uuid_ext.durable_margin did not become {want}")
+    sys.exit(f"{name} did not become {want}")
 
 
-def durable(db, pgbench_bin, rows, rounds, pgbench_rounds, clients, seconds):
-    """The durable horizon on (the default margin) against off (0): the
-    net cost of uuid_generate_v7() and pgbench TPS, the two alternated; and
-    one write of the horizon (the first UUID after a quiet second) against
-    a call that needs none. Needs the cluster's fsync = on to mean anything."""
-    margins = {"on": None, "off": 0}
-    gen = {k: [] for k in ("empty loop", *margins)}
+def on_off(db, pgbench_bin, name, values, rows, rounds, pgbench_rounds, clients, seconds):
+    """uuid_generate_v7()'s net cost and pgbench TPS with the reload setting
+    `name` at each of `values` ({label: value}), alternated; the setting is
+    back at its default after."""
+    gen = {k: [] for k in ("empty loop", *values)}
     for r in range(rounds):
         for k in rotated(list(gen), r):
             if k != "empty loop":
-                set_margin(db, margins[k])
+                set_setting(db, name, values[k])
             expr = NIL if k == "empty loop" else "uuid_generate_v7()"
             sql = f"SELECT count(x) FROM (SELECT {expr} AS x FROM generate_series(1, {rows})) s"
             gen[k].append(float(db.q(f"SELECT bench_seconds($q${sql}$q$)")) * 1e9 / rows)
     empty = statistics.median(gen.pop("empty loop"))
     out = {"generation": {k: {"median_ns": statistics.median(v), "net_ns": statistics.median(v) - empty,
                               "runs_ns": v} for k, v in gen.items()}}
-    res = {k: {"tps": [], "failed": [], "aborted": []} for k in margins}
+    res = {k: {"tps": [], "failed": [], "aborted": []} for k in values}
     for r in range(pgbench_rounds):
-        for k in rotated(list(margins), r):
-            set_margin(db, margins[k])
+        for k in rotated(list(values), r):
+            set_setting(db, name, values[k])
             db.q("DROP TABLE IF EXISTS pgb; CREATE TABLE pgb (id uuid PRIMARY KEY DEFAULT uuid_generate_v7())")
             db.q("CHECKPOINT")
             tps, failed, aborted = run_pgbench(db, pgbench_bin, clients, seconds, "INSERT INTO pgb DEFAULT VALUES;")
             for m, v in (("tps", tps), ("failed", failed), ("aborted", aborted)):
                 res[k][m].append(v)
     db.q("DROP TABLE IF EXISTS pgb")
+    set_setting(db, name, None)
     out["pgbench"] = {k: {"tps": statistics.median(v["tps"]), "failed": sum(v["failed"]),
                           "aborted": sum(v["aborted"]), "runs": v["tps"]} for k, v in res.items()}
-    set_margin(db, None)
+    out["rows"], out["rounds"], out["pgbench_rounds"], out["clients"], out["seconds"] = \
+        rows, rounds, pgbench_rounds, clients, seconds
+    return out
+
+
+def durable(db, pgbench_bin, rows, rounds, pgbench_rounds, clients, seconds):
+    """The durable horizon on (the default margin) against off (0); and one
+    write of the horizon (the first UUID after a quiet second) against a
+    call that needs none. Needs the cluster's fsync = on to mean anything."""
+    out = on_off(db, pgbench_bin, "uuid_ext.durable_margin", {"on": None, "off": 0},
+                 rows, rounds, pgbench_rounds, clients, seconds)
     # One call after the clock passed the horizon (it writes), then one
     # right after it (it does not): in the server, microseconds.
     one = "SELECT bench_seconds('SELECT uuid_generate_v7()') * 1e6"
@@ -354,8 +366,27 @@ def durable(db, pgbench_bin, rows, rounds, pgbench_rounds, clients, seconds):
     out["write_us"] = {"with_write": statistics.median(writes), "without": statistics.median(plain),
                        "runs_with_write": writes, "runs_without": plain}
     out["fsync"] = db.q("SHOW fsync")
-    out["rows"], out["rounds"], out["pgbench_rounds"], out["clients"], out["seconds"] = \
-        rows, rounds, pgbench_rounds, clients, seconds
+    return out
+
+
+def watermark(db, pgbench_bin, rows, rounds, pgbench_rounds, clients, seconds):
+    """Announcements on (uuid_ext.commit_watermark) against off; and what one
+    uuid_v7_watermark() costs, net of the empty loop, with the server's
+    max_connections."""
+    out = on_off(db, pgbench_bin, "uuid_ext.commit_watermark", {"on": "on", "off": "off"},
+                 rows, rounds, pgbench_rounds, clients, seconds)
+    n = 100_000
+    samples = {"empty loop": [], "uuid_v7_watermark()": []}
+    for r in range(rounds):
+        for k in rotated(list(samples), r):
+            expr = NIL if k == "empty loop" else "uuid_v7_watermark()"
+            sql = f"SELECT count(x) FROM (SELECT {expr} AS x FROM generate_series(1, {n})) s"
+            samples[k].append(float(db.q(f"SELECT bench_seconds($q${sql}$q$)")) * 1e9 / n)
+    med = {k: statistics.median(v) for k, v in samples.items()}
+    out["watermark_call"] = {"net_ns": med["uuid_v7_watermark()"] - med["empty loop"],
+                             "runs_ns": samples["uuid_v7_watermark()"], "rows": n,
+                             "max_connections": int(db.q("SHOW max_connections")),
+                             "max_prepared_transactions": int(db.q("SHOW max_prepared_transactions"))}
     return out
 
 
@@ -421,23 +452,27 @@ def main():
         d = results["concurrent"][k]
         print(f"  {k}: {d['rows']:.0f} rows, {d['bytes_per_row']:.1f} index bytes per row, "
               f"leaf density {d['leaf_density']:.1f}%")
-    results["durable"] = run_section("durable", db, a, core_v7, extra)
+    for section in ("durable", "watermark"):
+        results[section] = run_section(section, db, a, core_v7, extra)
     json.dump(results, open(a.json, "w"), indent=1)
 
 
 def run_section(name, db, a, core_v7, extra):
     """One section on its own (--only), or the sections added last."""
-    if name != "durable":
-        sys.exit(f"--only knows: durable (not {name})")
-    print("durable horizon on against off ...", flush=True)
-    d = durable(db, a.pgbench, a.rows, a.rounds, max(5, a.rounds // 2 + 1), 8, a.pgbench_seconds)
+    pgbench_rounds = max(5, a.rounds // 2 + 1)
+    if name == "durable":
+        print("durable horizon on against off ...", flush=True)
+        d = durable(db, a.pgbench, a.rows, a.rounds, pgbench_rounds, 8, a.pgbench_seconds)
+        print(f"  one call that writes the horizon: {d['write_us']['with_write']:.0f} us, "
+              f"one that does not: {d['write_us']['without']:.1f} us (fsync = {d['fsync']})")
+    elif name == "watermark":
+        print("commit watermark announcements on against off ...", flush=True)
+        d = watermark(db, a.pgbench, a.rows, a.rounds, pgbench_rounds, 8, a.pgbench_seconds)
+        w = d["watermark_call"]
+        print(f"  uuid_v7_watermark(): net {w['net_ns']:.0f} ns with max_connections = {w['max_connections']}")
+    else:
+        sys.exit(f"--only knows: durable, watermark (not {name})")
     for k, g in d["generation"].items():
-        print(f"  uuid_generate_v7(), durable {k}: net {g['net_ns']:.1f} ns; "
+        print(f"  uuid_generate_v7(), {name} {k}: net {g['net_ns']:.1f} ns; "
               f"pgbench {d['pgbench'][k]['tps']:.0f} tps, failed {d['pgbench'][k]['failed']}")
-    print(f"  one call that writes the horizon: {d['write_us']['with_write']:.0f} us, "
-          f"one that does not: {d['write_us']['without']:.1f} us (fsync = {d['fsync']})")
     return d
-
-
-if __name__ == "__main__":
-    main()

@@ -167,11 +167,11 @@ mod tests {
         assert_eq!(info["preloaded"], true);
         assert_eq!(info["sequencer"], "shared");
         assert_eq!(info["version"], env!("CARGO_PKG_VERSION"));
-        assert!(std::ptr::eq(shmem::v7_word(), shmem::v7_word()));
-        let shared = shmem::v7_word() as *const _;
+        assert!(std::ptr::eq(shmem::v7_word().0, shmem::v7_word().0));
+        let shared = shmem::v7_word().0 as *const _;
         Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
         assert!(
-            !std::ptr::eq(shmem::v7_word(), shared),
+            !std::ptr::eq(shmem::v7_word().0, shared),
             "backend mode uses the process-local word"
         );
         let info = Spi::get_one::<pgrx::datum::JsonB>("SELECT uuid_ext_info()")
@@ -261,17 +261,19 @@ mod tests {
     /// UUIDv6 has a word of its own, shared when preloaded, local in backend mode.
     #[pg_test]
     fn v6_has_its_own_word() {
-        let shared = shmem::v6_word() as *const _;
-        assert!(!std::ptr::eq(shared, shmem::v7_word()));
+        let shared = shmem::v6_word().0 as *const _;
+        assert!(!std::ptr::eq(shared, shmem::v7_word().0));
         let a = v6::word(gen6().as_bytes());
         let b = v6::word(gen6().as_bytes());
         assert!(a < b);
         assert_eq!(
-            shmem::v6_word().load(std::sync::atomic::Ordering::Relaxed),
+            shmem::v6_word()
+                .0
+                .load(std::sync::atomic::Ordering::Relaxed),
             b
         );
         Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
-        assert!(!std::ptr::eq(shmem::v6_word(), shared));
+        assert!(!std::ptr::eq(shmem::v6_word().0, shared));
         // The session never goes below its own last value on the other word.
         assert!(v6::word(gen6().as_bytes()) > b);
     }

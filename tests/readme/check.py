@@ -98,6 +98,11 @@ def with_markers(sql):
         code = code.rstrip()
         if first is None and code.strip():
             first = i
+        # A psql meta-command line (`\set ...`), or a query sent with
+        # `\gset`, ends a statement too.
+        if code.lstrip().startswith("\\") or re.search(r"\\gset\b", code):
+            first = None
+            continue
         if code.endswith(";"):
             if comment.strip() and QUERY.match(lines[first]):
                 marker = f"@@readme-result-{len(stated)}@@"

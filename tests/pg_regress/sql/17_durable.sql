@@ -4,14 +4,12 @@
 CREATE EXTENSION uuid_ext;
 SET TIME ZONE 'UTC';
 
--- The setting: one second by default, in milliseconds, changed only in
--- postgresql.conf (or ALTER SYSTEM) and a reload.
+-- The setting: one second by default, in milliseconds from 0 to an hour,
+-- changed only in postgresql.conf (or ALTER SYSTEM) and a reload.
 SHOW uuid_ext.durable_margin;
 SELECT context, vartype, unit, min_val, max_val, boot_val
 FROM pg_settings WHERE name = 'uuid_ext.durable_margin';
 SET uuid_ext.durable_margin = 0;
-ALTER SYSTEM SET uuid_ext.durable_margin = -1;
-ALTER SYSTEM SET uuid_ext.durable_margin = '2h';
 
 -- On the shared sequencer the order is durable, and the horizons on disk
 -- cover every UUID made (v7 to the millisecond, v6 to the microsecond
