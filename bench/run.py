@@ -403,7 +403,8 @@ def main():
     ap.add_argument("--origin", default="", help="where this PostgreSQL comes from, for the record")
     ap.add_argument("--pg-uuidv7", action="store_true", help="pg_uuidv7 is installed: measure it too")
     ap.add_argument("--json", required=True)
-    ap.add_argument("--only", help="run only this section, keeping the others of --json as they are")
+    ap.add_argument("--only", help="run only these sections (comma-separated: durable, watermark), keeping the "
+                                   "others of --json as they are")
     a = ap.parse_args()
     db = Db(a.psql, a.db)
     setup(db)
@@ -414,8 +415,9 @@ def main():
         extra["pg_uuidv7.uuid_generate_v7()"] = "pg_uuidv7.uuid_generate_v7()"
     if a.only:
         results = json.load(open(a.json))
-        results.setdefault("machine_of", {})[a.only] = machine(db, a.origin)
-        results[a.only] = run_section(a.only, db, a, core_v7, extra)
+        for section in a.only.split(","):
+            results.setdefault("machine_of", {})[section] = machine(db, a.origin)
+            results[section] = run_section(section, db, a, core_v7, extra)
         json.dump(results, open(a.json, "w"), indent=1)
         return
     results = {"machine": machine(db, a.origin), "major": int(db.q("SHOW server_version_num")) // 10000,
