@@ -478,3 +478,7 @@ def run_section(name, db, a, core_v7, extra):
         print(f"  uuid_generate_v7(), {name} {k}: net {g['net_ns']:.1f} ns; "
               f"pgbench {d['pgbench'][k]['tps']:.0f} tps, failed {d['pgbench'][k]['failed']}")
     return d
+
+
+if __name__ == "__main__":
+    main()
