@@ -139,8 +139,10 @@ def durable(r, t):
     out = ["", "### Durable order on against off", "",
            "`uuid_ext.durable_margin` at its default (1 s: the horizon file is written once per second of "
            "generation) against 0 (no file), switched with `ALTER SYSTEM` and a reload, alternated in each round; "
-           f"the server runs with `fsync = {d['fsync']}`. Generation: {d['rows']:,} rows, {d['rounds']} rounds, net of "
-           f"the empty loop. pgbench: {d['clients']} clients, {d['seconds']} s, {d['pgbench_rounds']} rounds.", "",
+           f"the server runs with `fsync = {d['fsync']}`. Generation: {d['rows']:,} rows, {d['rounds']} rounds, in one "
+           "session that reloads the setting between measurements (fresh backends differ by more than the effect "
+           f"measured), net of the empty loop. pgbench: {d['clients']} clients, {d['seconds']} s, "
+           f"{d['pgbench_rounds']} rounds.", "",
            "| durable | net per UUID (ns) | runs (ns per row) | pgbench TPS | failed | runs (TPS) |",
            "|---|---:|---|---:|---:|---|"]
     for k in ("on", "off"):
@@ -169,7 +171,8 @@ def watermark(r, t):
     out = ["", "### Commit watermark announcements on against off", "",
            "`uuid_ext.commit_watermark` on (each transaction that draws a UUIDv7 announces once) against off, "
            "switched with `ALTER SYSTEM` and a reload, alternated in each round. Generation: "
-           f"{d['rows']:,} rows in one statement, {d['rounds']} rounds, net of the empty loop. pgbench: "
+           f"{d['rows']:,} rows in one statement, {d['rounds']} rounds in one session that reloads the setting between "
+           "measurements, net of the empty loop. pgbench: "
            f"{d['clients']} clients, one row per transaction (one announcement each), {d['seconds']} s, "
            f"{d['pgbench_rounds']} rounds.", "",
            "| announcements | net per UUID (ns) | runs (ns per row) | pgbench TPS | failed | runs (TPS) |",

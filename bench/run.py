@@ -51,6 +51,14 @@ class Db:
             sys.exit(f"benchmark query failed: {sql}\n{r.stderr}")
         return r.stdout.strip()
 
+    def script(self, sql):
+        """Runs statements one by one in one session; returns the output."""
+        r = subprocess.run([self.psql, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", self.dbname, "-f", "-"],
+                           input=sql, text=True, capture_output=True)
+        if r.returncode != 0:
+            sys.exit(f"benchmark script failed:\n{r.stderr}")
+        return r.stdout
+
 
 def sh(cmd):
     try:
@@ -320,14 +328,29 @@ def on_off(db, pgbench_bin, name, values, rows, rounds, pgbench_rounds, clients,
     """uuid_generate_v7()'s net cost and pgbench TPS with the reload setting
     `name` at each of `values` ({label: value}), alternated; the setting is
     back at its default after."""
-    gen = {k: [] for k in ("empty loop", *values)}
+    # Generation in one session (one backend) that reloads the setting
+    # between measurements: runs in fresh backends differ by up to half here,
+    # more than the effect measured.
+    script, order = [], []
     for r in range(rounds):
-        for k in rotated(list(gen), r):
+        for k in rotated(["empty loop", *values], r):
             if k != "empty loop":
-                set_setting(db, name, values[k])
+                v = values[k]
+                script += [f"ALTER SYSTEM SET {name} = {v};" if v is not None else f"ALTER SYSTEM RESET {name};",
+                           "SELECT pg_reload_conf();", "SELECT pg_sleep(0.2);"]
             expr = NIL if k == "empty loop" else "uuid_generate_v7()"
             sql = f"SELECT count(x) FROM (SELECT {expr} AS x FROM generate_series(1, {rows})) s"
-            gen[k].append(float(db.q(f"SELECT bench_seconds($q${sql}$q$)")) * 1e9 / rows)
+            script.append(f"SELECT 'measured', current_setting('{name}'), bench_seconds($q${sql}$q$);")
+            order.append(k)
+    lines = [l for l in db.script("\n".join(script)).splitlines() if l.startswith("measured|")]
+    gen = {k: [] for k in ("empty loop", *values)}
+    for k, line in zip(order, lines, strict=True):
+        _, setting, secs = line.split("|")
+        want = values.get(k)
+        if k != "empty loop" and want is not None and setting != str(want).replace("'", ""):
+            sys.exit(f"{name} was {setting} in the session, not {want}")
+        gen[k].append(float(secs) * 1e9 / rows)
+    set_setting(db, name, None)
     empty = statistics.median(gen.pop("empty loop"))
     out = {"generation": {k: {"median_ns": statistics.median(v), "net_ns": statistics.median(v) - empty,
                               "runs_ns": v} for k, v in gen.items()}}
@@ -461,15 +484,17 @@ def main():
 
 def run_section(name, db, a, core_v7, extra):
     """One section on its own (--only), or the sections added last."""
-    pgbench_rounds = max(5, a.rounds // 2 + 1)
+    # Many short pgbench runs: their TPS moves by 10-20% from run to run here,
+    # and the effect compared is a few percent at most.
+    pgbench_rounds, pgbench_seconds = 11, 6
     if name == "durable":
         print("durable horizon on against off ...", flush=True)
-        d = durable(db, a.pgbench, a.rows, a.rounds, pgbench_rounds, 8, a.pgbench_seconds)
+        d = durable(db, a.pgbench, a.rows, 2 * a.rounds + 1, pgbench_rounds, 8, pgbench_seconds)
         print(f"  one call that writes the horizon: {d['write_us']['with_write']:.0f} us, "
               f"one that does not: {d['write_us']['without']:.1f} us (fsync = {d['fsync']})")
     elif name == "watermark":
         print("commit watermark announcements on against off ...", flush=True)
-        d = watermark(db, a.pgbench, a.rows, a.rounds, pgbench_rounds, 8, a.pgbench_seconds)
+        d = watermark(db, a.pgbench, a.rows, 2 * a.rounds + 1, pgbench_rounds, 8, pgbench_seconds)
         w = d["watermark_call"]
         print(f"  uuid_v7_watermark(): net {w['net_ns']:.0f} ns with max_connections = {w['max_connections']}")
     else:
