@@ -38,7 +38,7 @@ fn my_pid() -> i32 {
 /// as core's `uuidv7()` reads it: `SystemTime::now().duration_since()` cost
 /// another 15 ns a UUID here in checks and `Duration` arithmetic.
 #[inline]
-fn clock_ns() -> u64 {
+pub fn clock_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

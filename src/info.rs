@@ -5,13 +5,7 @@ use pgrx::prelude::*;
 
 use uuid_ext_core::{time, v7};
 
-use crate::{durable, guc, shmem, watermark};
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
+use crate::{durable, generate, guc, shmem, watermark};
 
 /// What this session runs on: the extension's version, the server's, whether
 /// the library is preloaded, which sequencer this session uses now, and
@@ -44,7 +38,7 @@ fn uuid_ext_info() -> JsonB {
         "horizon": horizon,
         "commit_watermark": shmem::uses_shared() && guc::commit_watermark(),
         "oldest_announcement_age_ms": shmem::preloaded()
-            .then(|| watermark::oldest_announcement_age_ms(now_ms()))
+            .then(|| watermark::oldest_announcement_age_ms(generate::clock_ns() / 1_000_000))
             .flatten(),
     }))
 }

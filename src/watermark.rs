@@ -245,11 +245,9 @@ pub fn init_preloaded() {
     unsafe { pg_sys::RegisterXactCallback(Some(on_xact_event), std::ptr::null_mut()) };
 }
 
-/// The smallest announcement: the backends' slots first, then the prepared
-/// ones whose transaction is still in progress.
-fn min_announced() -> u64 {
-    let backends = watermark::min_announced(backend_slots());
-    let prepared = prepared_slots()
+/// The smallest announcement of a prepared transaction still in progress.
+fn min_prepared() -> u64 {
+    prepared_slots()
         .iter()
         .filter_map(|p| {
             let xid = p.xid.load(Ordering::Acquire);
@@ -258,8 +256,7 @@ fn min_announced() -> u64 {
                 .then(|| p.value.load(Ordering::Acquire))
         })
         .min()
-        .unwrap_or(NONE);
-    backends.min(prepared)
+        .unwrap_or(NONE)
 }
 
 /// The smallest UUIDv7 that a transaction still in progress might commit,
@@ -277,14 +274,13 @@ fn uuid_v7_watermark() -> Uuid {
         error::watermark_unavailable("uuid_ext.commit_watermark is off");
     }
     let (word, _) = shmem::v7_word();
-    let before = word.load(Ordering::Acquire);
-    let value = watermark::watermark(before, min_announced());
+    let value = watermark::read(word, backend_slots(), min_prepared);
     Uuid::from_bytes(v7::from_word(value, 0))
 }
 
 /// For `uuid_ext_info()`: how far the oldest announcement's time is behind
 /// `now_ms`, in milliseconds (None when there is none).
 pub fn oldest_announcement_age_ms(now_ms: u64) -> Option<u64> {
-    let oldest = min_announced();
+    let oldest = watermark::min_announced(backend_slots()).min(min_prepared());
     (oldest != NONE).then(|| now_ms.saturating_sub(oldest / v7::WORD_UNITS_PER_MS))
 }

@@ -63,16 +63,17 @@ pub fn watermark(word_before: u64, min_announced: u64) -> u64 {
     word_before.saturating_add(1).min(min_announced)
 }
 
-/// Reads `word`, then `backends`, then `prepared` (in that order: see the
-/// module's comment), and returns the watermark.
-pub fn read<'a, 'b>(
+/// Reads `word`, then `backends`, then calls `prepared` for the smallest
+/// prepared transaction's announcement (in that order: see the module's
+/// comment), and returns the watermark.
+pub fn read<'a>(
     word: &AtomicU64,
     backends: impl IntoIterator<Item = &'a AtomicU64>,
-    prepared: impl IntoIterator<Item = &'b AtomicU64>,
+    prepared: impl FnOnce() -> u64,
 ) -> u64 {
     let w = word.load(Ordering::Acquire);
     let b = min_announced(backends);
-    watermark(w, b.min(min_announced(prepared)))
+    watermark(w, b.min(prepared()))
 }
 
 #[cfg(test)]
@@ -84,7 +85,7 @@ mod tests {
     fn no_announcement_gives_the_next_value() {
         let word = AtomicU64::new(41);
         let slots: Vec<AtomicU64> = (0..4).map(|_| AtomicU64::new(NONE)).collect();
-        assert_eq!(read(&word, &slots, &[]), 42);
+        assert_eq!(read(&word, &slots, || NONE), 42);
     }
 
     #[test]
@@ -100,10 +101,10 @@ mod tests {
         for _ in 0..10 {
             other.next(&word, 0, u64::MAX).unwrap();
         }
-        let wm = read(&word, &slots, &[]);
+        let wm = read(&word, &slots, || NONE);
         assert!(wm <= mine, "{wm} would let a reader pass {mine}");
         withdraw(&slots[0]);
-        assert_eq!(read(&word, &slots, &[]), 112);
+        assert_eq!(read(&word, &slots, || NONE), 112);
     }
 
     #[test]
@@ -176,7 +177,7 @@ mod tests {
             scope.spawn(move || {
                 let mut checked = 0u64;
                 while !stop.load(Ordering::Relaxed) {
-                    let wm = read(word, slots, &[]);
+                    let wm = read(word, slots, || NONE);
                     for v in checked.max(1)..wm {
                         assert!(
                             ended[v as usize].load(Ordering::Acquire),
