@@ -10,7 +10,8 @@ use uuid_ext_core::rng::ForkSafeRng;
 use uuid_ext_core::sequencer::{Session, Stop};
 use uuid_ext_core::{time, v6, v7};
 
-use crate::{durable, error, pgtime, shmem, watermark};
+use crate::sequencer::{horizon, shmem, watermark};
+use crate::{error, pgtime};
 
 /// This backend's generator state. PostgreSQL runs each backend in one
 /// thread, so a thread-local is a process-local.
@@ -62,7 +63,7 @@ pub fn seed_random() {
 }
 
 /// The ERROR for a sequencer that gave no value.
-fn stopped(version: u8, stop: Stop<durable::WriteError>) -> ! {
+fn stopped(version: u8, stop: Stop<horizon::WriteError>) -> ! {
     match stop {
         Stop::Exhausted => error::sequence_exhausted(version),
         Stop::Horizon(e) => error::horizon_unwritable(&e.path, &e.cause),

@@ -5,7 +5,8 @@ use pgrx::prelude::*;
 
 use uuid_ext_core::{time, v7};
 
-use crate::{durable, generate, guc, shmem, watermark};
+use crate::sequencer::{horizon, shmem, watermark};
+use crate::{generate, guc};
 
 /// What this session runs on: the extension's version, the server's, whether
 /// the library is preloaded, which sequencer this session uses now, and
@@ -20,12 +21,12 @@ fn uuid_ext_info() -> JsonB {
         std::ffi::CStr::from_ptr(v).to_string_lossy().into_owned()
     };
     // The horizons this server has on disk (the limits of the shared words).
-    let horizon = shmem::limits().filter(|_| durable::enabled()).map(|l| {
+    let horizon = shmem::limits().filter(|_| horizon::enabled()).map(|l| {
         let v6_unix_ns = (i128::from(l.v6) - i128::from(time::GREGORIAN_TO_UNIX_100NS)) * 100;
         serde_json::json!({
             "v7": time::format_unix_ns(i128::from(l.v7 / v7::WORD_UNITS_PER_MS) * 1_000_000),
             "v6": time::format_unix_ns(v6_unix_ns),
-            "file": durable::file_path().display().to_string(),
+            "file": horizon::file_path().display().to_string(),
         })
     });
     JsonB(serde_json::json!({
@@ -33,7 +34,7 @@ fn uuid_ext_info() -> JsonB {
         "postgres": server,
         "preloaded": shmem::preloaded(),
         "sequencer": if shmem::uses_shared() { "shared" } else { "backend" },
-        "durable": shmem::uses_shared() && durable::enabled(),
+        "durable": shmem::uses_shared() && horizon::enabled(),
         "durable_margin_ms": guc::durable_margin_ms(),
         "horizon": horizon,
         "commit_watermark": shmem::uses_shared() && guc::commit_watermark(),

@@ -4,7 +4,6 @@
 use pgrx::prelude::*;
 
 mod bounds;
-mod durable;
 mod error;
 mod extract;
 mod generate;
@@ -12,10 +11,9 @@ mod guc;
 mod info;
 mod names;
 mod pgtime;
-mod shmem;
+mod sequencer;
 mod text;
 mod types;
-mod watermark;
 
 ::pgrx::pg_module_magic!(name, version);
 
@@ -27,8 +25,7 @@ pub extern "C-unwind" fn _PG_init() {
     guc::register();
     // SAFETY: a flag PostgreSQL sets while it loads shared_preload_libraries.
     if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
-        shmem::init_preloaded();
-        watermark::init_preloaded();
+        sequencer::init_preloaded();
         // Every backend forks from this seeded state, so the re-seed after
         // fork is what keeps their random streams apart.
         generate::seed_random();

@@ -9,7 +9,8 @@ mod tests {
     use pgrx::{PgSqlErrorCode, PgTryBuilder};
     use uuid_ext_core::{layout, v6, v7};
 
-    use crate::{generate, shmem};
+    use crate::generate;
+    use crate::sequencer::shmem;
 
     /// The SQLSTATE `f` fails with, or `None` when it succeeds.
     fn sqlstate_of(f: impl FnOnce() + std::panic::UnwindSafe) -> Option<PgSqlErrorCode> {

@@ -23,7 +23,8 @@ use pgrx::prelude::*;
 use uuid_ext_core::v7;
 use uuid_ext_core::watermark::{self, NONE};
 
-use crate::{durable, error, guc, shmem};
+use super::{horizon, shmem};
+use crate::{error, guc};
 
 /// A prepared transaction's announcement: its XID (0: free) and value.
 #[repr(C)]
@@ -185,7 +186,7 @@ fn move_to_prepared(slot: &AtomicU64) {
         watermark::withdraw(slot);
         return;
     }
-    let moved = durable::with_lock(durable::PREPARED_LOCK, || {
+    let moved = horizon::with_lock(horizon::PREPARED_LOCK, || {
         let free = prepared_slots().iter().find(|p| {
             let held = p.xid.load(Ordering::Acquire);
             // SAFETY: a plain question to the proc array.

@@ -22,9 +22,9 @@ use pgrx::prelude::*;
 
 use uuid_ext_core::horizon::Limits;
 
-use crate::durable::{self, Limit};
+use super::horizon::{self, Limit};
+use super::watermark;
 use crate::guc::{self, Monotonicity};
-use crate::watermark;
 
 /// The words in shared memory.
 #[repr(C)]
@@ -67,7 +67,7 @@ pub fn init_preloaded() {
         #[cfg(any(feature = "pg13", feature = "pg14"))]
         {
             pg_sys::RequestAddinShmemSpace(std::mem::size_of::<SharedWords>());
-            pg_sys::RequestNamedLWLockTranche(durable::TRANCHE.as_ptr(), durable::N_LOCKS);
+            pg_sys::RequestNamedLWLockTranche(horizon::TRANCHE.as_ptr(), horizon::N_LOCKS);
         }
         #[cfg(not(any(feature = "pg13", feature = "pg14")))]
         {
@@ -89,7 +89,7 @@ unsafe extern "C-unwind" fn shmem_request() {
         }
         pg_sys::RequestAddinShmemSpace(std::mem::size_of::<SharedWords>());
         pg_sys::RequestAddinShmemSpace(watermark::shmem_size());
-        pg_sys::RequestNamedLWLockTranche(durable::TRANCHE.as_ptr(), durable::N_LOCKS);
+        pg_sys::RequestNamedLWLockTranche(horizon::TRANCHE.as_ptr(), horizon::N_LOCKS);
     }
 }
 
@@ -117,10 +117,10 @@ unsafe extern "C-unwind" fn shmem_startup() {
             // clock is the floor of every draw anyway. The limits start
             // there: the next value of either word passes them, so the first
             // draw of each writes the file.
-            let on_disk = if durable::enabled() {
-                durable::read()
+            let on_disk = if horizon::enabled() {
+                horizon::read()
             } else {
-                durable::remove();
+                horizon::remove();
                 None
             };
             let on_disk = on_disk.unwrap_or_default();
@@ -133,7 +133,7 @@ unsafe extern "C-unwind" fn shmem_startup() {
                 v6_limit: AtomicU64::new(v6),
             });
         }
-        durable::set_locks(pg_sys::GetNamedLWLockTranche(durable::TRANCHE.as_ptr()));
+        horizon::set_locks(pg_sys::GetNamedLWLockTranche(horizon::TRANCHE.as_ptr()));
         #[cfg(not(any(feature = "pg13", feature = "pg14")))]
         watermark::shmem_startup();
         pg_sys::LWLockRelease(lock);
@@ -158,12 +158,12 @@ unsafe extern "C-unwind" fn carry_words(_code: std::ffi::c_int, _arg: pg_sys::Da
     if let Some(words) = unsafe { words.as_ref() } {
         CARRIED_V7.fetch_max(words.v7.load(Ordering::Relaxed), Ordering::Relaxed);
         CARRIED_V6.fetch_max(words.v6.load(Ordering::Relaxed), Ordering::Relaxed);
-        if durable::enabled() {
+        if horizon::enabled() {
             let exact = Limits {
                 v7: CARRIED_V7.load(Ordering::Relaxed),
                 v6: CARRIED_V6.load(Ordering::Relaxed),
             };
-            if let Err(e) = durable::write(&exact) {
+            if let Err(e) = horizon::write(&exact) {
                 pgrx::warning!(
                     "uuid_ext: could not write \"{}\": {}; the horizon written before stays",
                     e.path.display(),
@@ -201,7 +201,7 @@ pub fn v7_word() -> (&'static AtomicU64, Limit) {
     match words() {
         Some(w) => (
             &w.v7,
-            Limit::Shared(durable::Shared {
+            Limit::Shared(horizon::Shared {
                 version: 7,
                 limit: &w.v7_limit,
                 other_word: &w.v6,
@@ -218,7 +218,7 @@ pub fn v6_word() -> (&'static AtomicU64, Limit) {
     match words() {
         Some(w) => (
             &w.v6,
-            Limit::Shared(durable::Shared {
+            Limit::Shared(horizon::Shared {
                 version: 6,
                 limit: &w.v6_limit,
                 other_word: &w.v7,
