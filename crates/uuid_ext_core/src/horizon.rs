@@ -55,12 +55,8 @@ pub fn target(needed: u64, margin: u64, max: u64) -> u64 {
 
 /// The body of [`Horizon::extend`], run by the caller under its lock:
 /// when `limit` does not cover `needed` yet (another caller may have raised
-/// it while this one waited for the lock), `persist`s the new limit, then
-/// publishes it. Returns whether it wrote.
-///
-/// The new limit is stored with `Release` after `persist` returned, and
-/// read with `Acquire` by [`Horizon::limit`]: a caller that sees it hands
-/// out values only below a limit that was on disk first.
+/// it while this one waited for the lock), `persist`s the new limit, a
+/// margin above `needed`, then publishes it. Returns whether it wrote.
 pub fn extend_locked<E>(
     limit: &AtomicU64,
     needed: u64,
@@ -68,13 +64,54 @@ pub fn extend_locked<E>(
     max: u64,
     persist: impl FnOnce(u64) -> Result<(), E>,
 ) -> Result<bool, E> {
+    raise_locked(limit, needed, target(needed, margin, max), persist)
+}
+
+/// Under the caller's lock: when `limit` does not cover `needed`,
+/// `persist`s `new` (at least `needed`), then publishes it. Returns whether
+/// it wrote.
+///
+/// The new limit is stored with `Release` after `persist` returned, and
+/// read with `Acquire` by [`Horizon::limit`]: a caller that sees it hands
+/// out values only below a limit that was on disk first.
+pub fn raise_locked<E>(
+    limit: &AtomicU64,
+    needed: u64,
+    new: u64,
+    persist: impl FnOnce(u64) -> Result<(), E>,
+) -> Result<bool, E> {
+    debug_assert!(new >= needed);
     if limit.load(Ordering::Acquire) >= needed {
         return Ok(false);
     }
-    let new = target(needed, margin, max);
     persist(new)?;
     limit.store(new, Ordering::Release);
     Ok(true)
+}
+
+/// What a background extender should do for one word (issue 15): keep the
+/// limit at least half a margin ahead of both the word and the clock's
+/// candidate, so that a call that follows the clock finds its value already
+/// durable, as long as the word was used within `idle` units of the clock
+/// (an idle server writes nothing). Returns `(needed, new)` for
+/// [`raise_locked`], or None when the limit is far enough ahead.
+pub fn ahead(
+    word: u64,
+    clock: u64,
+    limit: u64,
+    margin: u64,
+    idle: u64,
+    max: u64,
+) -> Option<(u64, u64)> {
+    if margin == 0 || word.saturating_add(idle) < clock {
+        return None;
+    }
+    let base = word.max(clock);
+    let needed = base.saturating_add(margin / 2).min(max);
+    if limit >= needed {
+        return None;
+    }
+    Some((needed, target(base, margin, max)))
 }
 
 /// A margin in milliseconds as UUIDv7 word units (48-bit ms, 12-bit
@@ -106,16 +143,23 @@ fn check(body: &str) -> String {
 /// mean (for a person reading it; ignored when read back), and a checksum
 /// of the lines above it.
 pub fn encode(limits: &Limits) -> String {
-    let v7_time = time::format_unix_ns(i128::from(limits.v7 >> 16) * 1_000_000);
-    let v6_time = time::format_unix_ns(
-        (i128::from(limits.v6) - i128::from(time::GREGORIAN_TO_UNIX_100NS)) * 100,
-    );
+    let (v7_time, v6_time) = (v7_time(limits.v7), v6_time(limits.v6));
     let body = format!(
         "{MAGIC}\nv7 {:016x} {v7_time}\nv6 {:016x} {v6_time}\n",
         limits.v7, limits.v6
     );
     let sum = check(&body);
     format!("{body}check {sum}\n")
+}
+
+/// The millisecond a UUIDv7 word carries, as UTC text.
+pub fn v7_time(word: u64) -> String {
+    time::format_unix_ns(i128::from(word / v7::WORD_UNITS_PER_MS) * 1_000_000)
+}
+
+/// The time a UUIDv6 word (100 ns since 1582) carries, as UTC text.
+pub fn v6_time(word: u64) -> String {
+    time::format_unix_ns((i128::from(word) - i128::from(time::GREGORIAN_TO_UNIX_100NS)) * 100)
 }
 
 /// Why a file's contents were not accepted.
@@ -314,6 +358,68 @@ mod tests {
             extend_locked::<()>(&limit, 7, 0, u64::MAX, |_| Err(())),
             Ok(false)
         );
+    }
+
+    #[test]
+    fn the_extender_keeps_half_a_margin_ahead_of_the_clock_and_the_word() {
+        let (margin, idle, max) = (1_000, 60_000, u64::MAX);
+        // Far enough ahead of both: nothing to do.
+        assert_eq!(ahead(10_000, 10_000, 10_600, margin, idle, max), None);
+        // Under half a margin ahead of the clock: a full margin above it.
+        assert_eq!(
+            ahead(9_000, 10_000, 10_400, margin, idle, max),
+            Some((10_500, 11_000))
+        );
+        // A word that ran ahead of the clock (a burst) counts from the word.
+        assert_eq!(
+            ahead(20_000, 10_000, 20_100, margin, idle, max),
+            Some((20_500, 21_000))
+        );
+        // A word last used longer than `idle` ago: an idle server writes nothing.
+        assert_eq!(ahead(1_000, 70_001, 2_000, margin, idle, max), None);
+        assert_eq!(
+            ahead(1_000, 61_000, 2_000, margin, idle, max),
+            Some((61_500, 62_000))
+        );
+        // Persistence off.
+        assert_eq!(ahead(9_000, 10_000, 0, 0, idle, max), None);
+        // At the word's maximum: never past it, and nothing once there.
+        assert_eq!(ahead(95, 90, 95, 10, idle, 100), Some((100, 100)));
+        assert_eq!(ahead(95, 90, 100, 10, idle, 100), None);
+    }
+
+    #[test]
+    fn an_extension_ahead_is_written_before_it_is_published_and_only_once() {
+        let limit = AtomicU64::new(10_400);
+        let (needed, new) = ahead(9_000, 10_000, 10_400, 1_000, 60_000, u64::MAX).unwrap();
+        let mut disk = Vec::new();
+        assert_eq!(
+            raise_locked::<()>(&limit, needed, new, |n| {
+                assert_eq!(
+                    limit.load(Ordering::Relaxed),
+                    10_400,
+                    "published before written"
+                );
+                disk.push(n);
+                Ok(())
+            }),
+            Ok(true)
+        );
+        assert_eq!(
+            (disk, limit.load(Ordering::Relaxed)),
+            (vec![11_000], 11_000)
+        );
+        // Someone else raised it meanwhile: nothing is written.
+        assert_eq!(
+            raise_locked::<()>(&limit, needed, new, |_| panic!("wrote twice")),
+            Ok(false)
+        );
+        // A failed write leaves the limit as it was.
+        assert_eq!(
+            raise_locked(&limit, 12_000, 12_500, |_| Err("full")),
+            Err("full")
+        );
+        assert_eq!(limit.load(Ordering::Relaxed), 11_000);
     }
 
     #[test]

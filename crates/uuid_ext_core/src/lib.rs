@@ -19,6 +19,7 @@
 //! - [`read`]: the time a UUIDv1, v6 or v7 carries
 //! - [`rng`]: the fork-safe, buffered ChaCha generator (SPEC §5)
 //! - [`watermark`]: announcements and the commit watermark (SPEC §4)
+//! - [`wal`]: the sequencer's WAL records: horizon and watermark (SPEC §4)
 //! - [`text`]: compact text forms: hex, base32hex, Crockford (ULID), base58, base64url
 
 pub mod gregorian;
@@ -36,6 +37,7 @@ pub mod v5;
 pub mod v6;
 pub mod v7;
 pub mod v8;
+pub mod wal;
 pub mod watermark;
 
 /// A UUID as its 16 bytes in network order.

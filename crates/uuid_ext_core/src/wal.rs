@@ -1,0 +1,223 @@
+//! The sequencer's WAL records (SPEC §4, issue 15): a format like any
+//! other, laid out here with its encoder, decoder and description; the
+//! PostgreSQL glue registers the resource manager and inserts and replays
+//! them.
+//!
+//! Two kinds, told apart by the record's info byte (its high four bits; the
+//! low four are PostgreSQL's own):
+//!
+//! - **horizon**: the durable limits of the v7 and v6 words, as the horizon
+//!   file holds them. Replaying one raises the words and the limits to at
+//!   least these values, so a server that replayed it (a standby, a
+//!   point-in-time restore, crash recovery) never hands out a value at or
+//!   below anything the primary handed out before the record. Replaying it
+//!   twice, or out of date, is harmless: redo only raises.
+//! - **watermark**: the primary's commit watermark, a v7 word value, logged
+//!   after every transaction it covers has ended, so by WAL order a standby
+//!   that replayed it has replayed their commits.
+//!
+//! The payload is big-endian: 16 bytes for a horizon, 8 for a watermark.
+//! Anything else is refused, never read as a value.
+
+use crate::horizon::{self, Limits};
+use crate::v6;
+#[cfg(test)]
+use crate::v7;
+
+/// The resource manager's ID. 128 is PostgreSQL's for development; 129-140,
+/// 144, 150 and 241 are taken by other projects on PostgreSQL's list of
+/// custom WAL resource managers
+/// (<https://wiki.postgresql.org/wiki/CustomWALResourceManagers>).
+pub const RMGR_ID: u8 = 197;
+/// Its name, as `pg_waldump` and `pg_walinspect` show it.
+pub const RMGR_NAME: &str = "uuid_ext";
+
+/// The info byte of each kind (PostgreSQL keeps the low four bits).
+pub const INFO_HORIZON: u8 = 0x10;
+pub const INFO_WATERMARK: u8 = 0x20;
+/// The bits of the info byte that are ours.
+pub const INFO_MASK: u8 = 0xf0;
+
+/// One record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Record {
+    /// The limits no value of the v7 and v6 words passes.
+    Horizon(Limits),
+    /// Every v7 word value below this belongs to a transaction whose end is
+    /// in the WAL before this record.
+    Watermark(u64),
+}
+
+/// Why a record's bytes were not accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Malformed(pub &'static str);
+
+impl std::fmt::Display for Malformed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl Record {
+    /// The info byte to insert it with.
+    pub fn info(&self) -> u8 {
+        match self {
+            Record::Horizon(_) => INFO_HORIZON,
+            Record::Watermark(_) => INFO_WATERMARK,
+        }
+    }
+
+    /// The payload.
+    pub fn encode(&self) -> Vec<u8> {
+        match self {
+            Record::Horizon(l) => [l.v7.to_be_bytes(), l.v6.to_be_bytes()].concat(),
+            Record::Watermark(w) => w.to_be_bytes().to_vec(),
+        }
+    }
+
+    /// Reads a payload back; `info` may carry PostgreSQL's low bits.
+    pub fn decode(info: u8, data: &[u8]) -> Result<Record, Malformed> {
+        let word = |at: usize| u64::from_be_bytes(data[at..at + 8].try_into().unwrap());
+        match info & INFO_MASK {
+            INFO_HORIZON if data.len() == 16 => {
+                let limits = Limits {
+                    v7: word(0),
+                    v6: word(8),
+                };
+                if limits.v6 > v6::MAX_WORD {
+                    return Err(Malformed("UUIDv6 horizon above its 60 bits"));
+                }
+                Ok(Record::Horizon(limits))
+            }
+            INFO_WATERMARK if data.len() == 8 => Ok(Record::Watermark(word(0))),
+            INFO_HORIZON | INFO_WATERMARK => Err(Malformed("wrong length")),
+            _ => Err(Malformed("unknown kind")),
+        }
+    }
+
+    /// What `rm_desc` shows: the values and the times they mean.
+    pub fn describe(&self) -> String {
+        match self {
+            Record::Horizon(l) => format!(
+                "v7 {:016x} ({}); v6 {:016x} ({})",
+                l.v7,
+                horizon::v7_time(l.v7),
+                l.v6,
+                horizon::v6_time(l.v6)
+            ),
+            Record::Watermark(w) => {
+                format!("v7 {w:016x} ({})", horizon::v7_time(*w))
+            }
+        }
+    }
+}
+
+/// What `rm_identify` shows for an info byte (None: not ours).
+pub fn identify(info: u8) -> Option<&'static str> {
+    match info & INFO_MASK {
+        INFO_HORIZON => Some("HORIZON"),
+        INFO_WATERMARK => Some("WATERMARK"),
+        _ => None,
+    }
+}
+
+/// A description of bytes that may be malformed (`rm_desc` must not fail).
+pub fn describe(info: u8, data: &[u8]) -> String {
+    match Record::decode(info, data) {
+        Ok(r) => r.describe(),
+        Err(e) => format!("malformed ({e}, {} bytes)", data.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip() {
+        let records = [
+            Record::Horizon(Limits {
+                v7: (1_645_557_742_000u64 << 16) | 0x1234,
+                v6: 0x1EC_9414_C232_AB00,
+            }),
+            Record::Horizon(Limits {
+                v7: v7::MAX_WORD,
+                v6: v6::MAX_WORD,
+            }),
+            Record::Horizon(Limits::default()),
+            Record::Watermark(0),
+            Record::Watermark(u64::MAX),
+            Record::Watermark(1_645_557_742_000u64 << 16),
+        ];
+        for r in records {
+            let data = r.encode();
+            // PostgreSQL's own low bits do not change what is read.
+            for low in [0, 0x01, 0x0f] {
+                assert_eq!(Record::decode(r.info() | low, &data), Ok(r));
+            }
+        }
+        assert_eq!(Record::Watermark(5).encode(), [0, 0, 0, 0, 0, 0, 0, 5]);
+    }
+
+    #[test]
+    fn a_bad_length_or_kind_is_refused() {
+        let horizon = Record::Horizon(Limits { v7: 7, v6: 6 }).encode();
+        for n in 0..horizon.len() + 2 {
+            let data: Vec<u8> = horizon.iter().copied().cycle().take(n).collect();
+            assert_eq!(
+                Record::decode(INFO_HORIZON, &data).is_ok(),
+                n == 16,
+                "{n} bytes"
+            );
+            assert_eq!(
+                Record::decode(INFO_WATERMARK, &data).is_ok(),
+                n == 8,
+                "{n} bytes"
+            );
+        }
+        assert_eq!(
+            Record::decode(0x30, &horizon),
+            Err(Malformed("unknown kind"))
+        );
+        assert_eq!(
+            Record::decode(0x00, &[0; 8]),
+            Err(Malformed("unknown kind"))
+        );
+        let mut above = horizon.clone();
+        above[8] = 0x10; // v6 at 1 << 60
+        assert_eq!(
+            Record::decode(INFO_HORIZON, &above),
+            Err(Malformed("UUIDv6 horizon above its 60 bits"))
+        );
+    }
+
+    #[test]
+    fn descriptions_a_person_can_read() {
+        let r = Record::Horizon(Limits {
+            v7: 1_645_557_742_000u64 << 16,
+            v6: 0x1EC_9414_C232_AB00,
+        });
+        assert_eq!(
+            r.describe(),
+            "v7 017f22e279b00000 (2022-02-22 19:22:22.000000000+00); \
+             v6 01ec9414c232ab00 (2022-02-22 19:22:22.000000000+00)"
+        );
+        assert_eq!(
+            Record::Watermark(1_645_557_742_000u64 << 16).describe(),
+            "v7 017f22e279b00000 (2022-02-22 19:22:22.000000000+00)"
+        );
+        assert_eq!(identify(INFO_HORIZON | 0x01), Some("HORIZON"));
+        assert_eq!(identify(INFO_WATERMARK), Some("WATERMARK"));
+        assert_eq!(identify(0x40), None);
+        assert_eq!(
+            describe(INFO_WATERMARK, &[1, 2, 3]),
+            "malformed (wrong length, 3 bytes)"
+        );
+    }
+
+    #[test]
+    fn the_id_is_a_custom_one_no_known_project_uses() {
+        let taken: Vec<u8> = (128..=140).chain([144, 150, 241]).collect();
+        assert!(RMGR_ID >= 128 && !taken.contains(&RMGR_ID));
+    }
+}
