@@ -130,6 +130,25 @@ pub fn watermark_unavailable(why: &str) -> ! {
     )
 }
 
+/// 55000: `uuid_v7_watermark()` on a standby that has replayed no watermark.
+#[track_caller]
+pub fn standby_watermark_unavailable() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "uuid_v7_watermark() on a standby needs the primary's watermark in the WAL: none has been replayed"
+            .into(),
+        Some(
+            "A standby does not see the primary's open transactions; it answers the last watermark \
+             the primary wrote to the WAL. The primary writes one when its watermark moves, with \
+             uuid_ext.durable_wal = on and uuid_ext.commit_watermark = on.",
+        ),
+        Some(
+            "Set uuid_ext.durable_wal = on on the primary (ALTER SYSTEM, then pg_reload_conf()); \
+             after a restart of this standby, the next UUIDv7 made on the primary brings one.",
+        ),
+    )
+}
+
 /// XX000: a process with no commit-watermark slot drew from the shared word.
 #[track_caller]
 pub fn no_watermark_slot() -> ! {

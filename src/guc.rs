@@ -1,6 +1,8 @@
 //! The settings: `uuid_ext.monotonicity` (SPEC §3), which sequencer word a
-//! session uses, and `uuid_ext.durable_margin` (SPEC §4), how far ahead of
-//! what it hands out the shared sequencer's horizon on disk runs.
+//! session uses; and for the shared sequencer (SPEC §4)
+//! `uuid_ext.durable_margin`, how far ahead of what it hands out its horizon
+//! on disk runs, `uuid_ext.commit_watermark`, `uuid_ext.durable_wal` and
+//! `uuid_ext.watermark_interval`.
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting, PostgresGucEnum};
 use pgrx::pg_sys;
@@ -23,6 +25,11 @@ static MONOTONICITY: GucSetting<Monotonicity> =
 pub const DEFAULT_DURABLE_MARGIN_MS: i32 = 1_000;
 static DURABLE_MARGIN_MS: GucSetting<i32> = GucSetting::<i32>::new(DEFAULT_DURABLE_MARGIN_MS);
 static COMMIT_WATERMARK: GucSetting<bool> = GucSetting::<bool>::new(true);
+static DURABLE_WAL: GucSetting<bool> = GucSetting::<bool>::new(false);
+/// The default: at most 50 watermark records a second.
+pub const DEFAULT_WATERMARK_INTERVAL_MS: i32 = 20;
+static WATERMARK_INTERVAL_MS: GucSetting<i32> =
+    GucSetting::<i32>::new(DEFAULT_WATERMARK_INTERVAL_MS);
 
 pub fn register() {
     GucRegistry::define_enum_guc(
@@ -58,6 +65,29 @@ pub fn register() {
         GucContext::Sighup,
         GucFlags::default(),
     );
+    GucRegistry::define_bool_guc(
+        c"uuid_ext.durable_wal",
+        c"Whether the shared sequencer's horizon and commit watermark are also written to the WAL.",
+        c"on: each raise of the horizon is WAL-logged (after the file, flushed before use), and the \
+          horizon worker logs the commit watermark when it moves, so standbys, point-in-time \
+          restores and crash recovery replay them. Every server that replays this WAL must then \
+          have uuid_ext in shared_preload_libraries. off: no new records.",
+        &DURABLE_WAL,
+        GucContext::Sighup,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"uuid_ext.watermark_interval",
+        c"How often, at most, the horizon worker writes the commit watermark to the WAL.",
+        c"With uuid_ext.durable_wal on, the worker writes the watermark when it has moved, at \
+          most once per interval; a standby's uuid_v7_watermark() lags the primary's by about this \
+          much plus the replication delay.",
+        &WATERMARK_INTERVAL_MS,
+        1,
+        10_000,
+        GucContext::Sighup,
+        GucFlags::UNIT_MS,
+    );
     // A misspelt uuid_ext.* setting is an error, not a silent placeholder.
     #[cfg(not(any(feature = "pg13", feature = "pg14")))]
     // SAFETY: called from _PG_init, after our settings are defined.
@@ -81,4 +111,15 @@ pub fn durable_margin_ms() -> u64 {
 #[inline]
 pub fn commit_watermark() -> bool {
     COMMIT_WATERMARK.get()
+}
+
+/// `uuid_ext.durable_wal`.
+#[inline]
+pub fn durable_wal() -> bool {
+    DURABLE_WAL.get()
+}
+
+/// `uuid_ext.watermark_interval` in milliseconds.
+pub fn watermark_interval_ms() -> u64 {
+    u64::try_from(WATERMARK_INTERVAL_MS.get()).unwrap_or(1)
 }

@@ -3,9 +3,9 @@
 use pgrx::datum::JsonB;
 use pgrx::prelude::*;
 
-use uuid_ext_core::{time, v7};
+use uuid_ext_core::horizon as core_horizon;
 
-use crate::sequencer::{horizon, shmem, watermark};
+use crate::sequencer::{horizon, shmem, wal, watermark};
 use crate::{generate, guc};
 
 /// What this session runs on: the extension's version, the server's, whether
@@ -22,13 +22,15 @@ fn uuid_ext_info() -> JsonB {
     };
     // The horizons this server has on disk (the limits of the shared words).
     let horizon = shmem::limits().filter(|_| horizon::enabled()).map(|l| {
-        let v6_unix_ns = (i128::from(l.v6) - i128::from(time::GREGORIAN_TO_UNIX_100NS)) * 100;
         serde_json::json!({
-            "v7": time::format_unix_ns(i128::from(l.v7 / v7::WORD_UNITS_PER_MS) * 1_000_000),
-            "v6": time::format_unix_ns(v6_unix_ns),
+            "v7": core_horizon::v7_time(l.v7),
+            "v6": core_horizon::v6_time(l.v6),
             "file": horizon::file_path().display().to_string(),
         })
     });
+    let worker = shmem::worker_pid()
+        .map(|p| p.load(std::sync::atomic::Ordering::Relaxed))
+        .filter(|&p| p != 0);
     JsonB(serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
         "postgres": server,
@@ -36,6 +38,9 @@ fn uuid_ext_info() -> JsonB {
         "sequencer": if shmem::uses_shared() { "shared" } else { "backend" },
         "durable": shmem::uses_shared() && horizon::enabled(),
         "durable_margin_ms": guc::durable_margin_ms(),
+        "durable_wal": shmem::preloaded() && guc::durable_wal(),
+        "horizon_worker_pid": worker,
+        "in_recovery": wal::in_recovery(),
         "horizon": horizon,
         "commit_watermark": shmem::uses_shared() && guc::commit_watermark(),
         "oldest_announcement_age_ms": shmem::preloaded()

@@ -25,6 +25,7 @@ use pgrx::pg_sys;
 use uuid_ext_core::horizon::{self, Horizon, Limits};
 use uuid_ext_core::{v6, v7};
 
+use super::{shmem, wal};
 use crate::{error, guc};
 
 /// The file's name in the data directory.
@@ -170,14 +171,77 @@ pub fn remove() {
     }
 }
 
-/// One shared word's limit, the other word's (the file holds both), and the
-/// word itself.
+/// One shared word, its limit, and the other word and its limit (the file
+/// and the WAL record hold both).
 pub struct Shared {
     pub version: u8,
+    pub word: &'static AtomicU64,
     pub limit: &'static AtomicU64,
     pub other_word: &'static AtomicU64,
     pub other_limit: &'static AtomicU64,
 }
+
+impl Shared {
+    /// The margin in this word's units, and its last value.
+    fn margin_and_max(&self) -> (u64, u64) {
+        let margin_ms = guc::durable_margin_ms();
+        match self.version {
+            7 => (horizon::v7_margin(margin_ms), v7::MAX_WORD),
+            _ => (horizon::v6_margin(margin_ms), v6::MAX_WORD),
+        }
+    }
+
+    /// Makes `new` this word's limit everywhere it must be before anyone
+    /// uses it: first the file (fsynced), then, with `uuid_ext.durable_wal`
+    /// on a primary, a WAL record, flushed. The file comes first so that a
+    /// record a checkpoint's redo point passes (and that recovery therefore
+    /// never replays) is always in the file already: the file is the
+    /// checkpoint-proof copy, also in a base backup, which copies the data
+    /// directory after its checkpoint began. Called under the horizon lock.
+    fn persist(&self, new: u64) -> Result<(), WriteError> {
+        // The other word's value may have run past its limit while
+        // persistence was off: the file keeps the larger.
+        let other = self
+            .other_limit
+            .load(Ordering::Acquire)
+            .max(self.other_word.load(Ordering::Relaxed));
+        let limits = if self.version == 7 {
+            Limits { v7: new, v6: other }
+        } else {
+            Limits { v7: other, v6: new }
+        };
+        write(&limits)?;
+        wal::log_horizon(&limits);
+        Ok(())
+    }
+
+    /// For the horizon worker: when this word's limit is less than half a
+    /// margin ahead of the word and of the clock (and the word was used in
+    /// the last [`IDLE_MS`]), raises it to a margin ahead. Returns whether
+    /// it wrote.
+    pub fn extend_ahead(&self, clock_ns: u64) -> Result<bool, WriteError> {
+        if !enabled() {
+            return Ok(false);
+        }
+        let (margin, max) = self.margin_and_max();
+        let (clock, idle) = match self.version {
+            7 => (v7::candidate(clock_ns), horizon::v7_margin(IDLE_MS)),
+            _ => (v6::candidate(clock_ns), horizon::v6_margin(IDLE_MS)),
+        };
+        let word = self.word.load(Ordering::Relaxed);
+        let limit = self.limit.load(Ordering::Acquire);
+        let Some((needed, new)) = horizon::ahead(word, clock, limit, margin, idle, max) else {
+            return Ok(false);
+        };
+        with_lock(HORIZON_LOCK, || {
+            horizon::raise_locked(self.limit, needed, new, |n| self.persist(n))
+        })
+    }
+}
+
+/// How long after the last UUID of a word the worker keeps its horizon ahead
+/// of the clock: a server that makes no UUIDs writes nothing after that.
+pub const IDLE_MS: u64 = 60_000;
 
 /// The limit a draw from a word must respect.
 pub enum Limit {
@@ -201,26 +265,47 @@ impl Horizon for Limit {
         let Limit::Shared(s) = self else {
             return Ok(());
         };
-        let (margin, max) = match s.version {
-            7 => (horizon::v7_margin(guc::durable_margin_ms()), v7::MAX_WORD),
-            _ => (horizon::v6_margin(guc::durable_margin_ms()), v6::MAX_WORD),
-        };
+        let (margin, max) = s.margin_and_max();
         with_lock(HORIZON_LOCK, || {
-            horizon::extend_locked(s.limit, needed, margin, max, |new| {
-                // The other word's value may have run past its limit while
-                // persistence was off: the file keeps the larger.
-                let other = s
-                    .other_limit
-                    .load(Ordering::Acquire)
-                    .max(s.other_word.load(Ordering::Relaxed));
-                let limits = if s.version == 7 {
-                    Limits { v7: new, v6: other }
-                } else {
-                    Limits { v7: other, v6: new }
-                };
-                write(&limits)
-            })
+            horizon::extend_locked(s.limit, needed, margin, max, |new| s.persist(new))
         })
         .map(|_| ())
     }
+}
+
+/// Redo of a horizon record (crash recovery, a standby, a restore): raises
+/// both words and both limits to at least the record's, and writes this
+/// server's own file first when they moved, so that a restart after a
+/// restartpoint, or a base backup taken from this server, starts above them
+/// too. Redo only raises: replaying a record twice, or an old one, changes
+/// nothing.
+pub fn replay(record: &Limits) {
+    let (Some(v7s), Some(v6s)) = (shmem::shared_words(7), shmem::shared_words(6)) else {
+        return;
+    };
+    with_lock(HORIZON_LOCK, || {
+        let now = Limits {
+            v7: v7s.limit.load(Ordering::Acquire),
+            v6: v6s.limit.load(Ordering::Acquire),
+        };
+        let raised = Limits {
+            v7: now.v7.max(record.v7),
+            v6: now.v6.max(record.v6),
+        };
+        if raised != now && enabled() {
+            if let Err(e) = write(&raised) {
+                // Order holds while this server runs (shared memory has
+                // it); only a restart that skips the record could lose it.
+                pgrx::warning!(
+                    "uuid_ext: could not write \"{}\" while replaying a horizon record: {}",
+                    e.path.display(),
+                    error::io_cause(&e.cause)
+                );
+            }
+        }
+        v7s.limit.fetch_max(raised.v7, Ordering::AcqRel);
+        v6s.limit.fetch_max(raised.v6, Ordering::AcqRel);
+    });
+    v7s.word.fetch_max(record.v7, Ordering::AcqRel);
+    v6s.word.fetch_max(record.v6, Ordering::AcqRel);
 }

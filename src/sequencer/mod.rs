@@ -5,14 +5,22 @@
 //!   process-local), and the carry across a crash restart
 //! - [`horizon`]: durable order: the limit no value passes, the
 //!   `uuid_ext.horizon` file, and the extension lock
+//! - [`wal`]: the custom WAL resource manager: horizon and watermark
+//!   records, their redo and description
+//! - [`worker`]: the background worker that keeps the horizon ahead of use
+//!   and logs the watermark
 //! - [`watermark`]: announcements and `uuid_v7_watermark()`
 
 pub mod horizon;
 pub mod shmem;
+pub mod wal;
 pub mod watermark;
+pub mod worker;
 
 /// From `_PG_init` while the postmaster loads `shared_preload_libraries`.
 pub fn init_preloaded() {
     shmem::init_preloaded();
     watermark::init_preloaded();
+    wal::register();
+    worker::register();
 }

@@ -11,11 +11,11 @@
 //! callback, which runs in the postmaster while the segment is still
 //! attached) and the rebuilt segment starts from them, so values stay above
 //! everything given before the crash even when the words had run ahead of
-//! the clock. Across a full restart the horizon file carries them
-//! (`durable.rs`).
+//! the clock. Across a full restart the horizon file carries them, and to
+//! standbys and restores the WAL does (`horizon.rs`, `wal.rs`).
 
 use std::ptr::null_mut;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU64, Ordering};
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
@@ -32,9 +32,14 @@ struct SharedWords {
     v7: AtomicU64,
     /// UUIDv6's 60-bit time (its own sequence).
     v6: AtomicU64,
-    /// The durable limits no value of each word passes (`durable.rs`).
+    /// The durable limits no value of each word passes (`horizon.rs`).
     v7_limit: AtomicU64,
     v6_limit: AtomicU64,
+    /// The last commit watermark replayed from the WAL (0: none since this
+    /// server started), which a standby answers (`watermark.rs`).
+    replayed_watermark: AtomicU64,
+    /// The horizon worker's process ID while it runs (0: none; `worker.rs`).
+    worker_pid: AtomicI32,
 }
 
 /// Null until this process can reach the shared words: set in the postmaster
@@ -131,6 +136,8 @@ unsafe extern "C-unwind" fn shmem_startup() {
                 v6: AtomicU64::new(v6),
                 v7_limit: AtomicU64::new(v7),
                 v6_limit: AtomicU64::new(v6),
+                replayed_watermark: AtomicU64::new(0),
+                worker_pid: AtomicI32::new(0),
             });
         }
         horizon::set_locks(pg_sys::GetNamedLWLockTranche(horizon::TRANCHE.as_ptr()));
@@ -195,19 +202,27 @@ fn words() -> Option<&'static SharedWords> {
     shared().filter(|_| guc::monotonicity() == Monotonicity::Shared)
 }
 
+/// The shared words of `version` (7 or 6) and their limits.
+fn shared_of(w: &'static SharedWords, version: u8) -> horizon::Shared {
+    let (word, limit, other_word, other_limit) = if version == 7 {
+        (&w.v7, &w.v7_limit, &w.v6, &w.v6_limit)
+    } else {
+        (&w.v6, &w.v6_limit, &w.v7, &w.v7_limit)
+    };
+    horizon::Shared {
+        version,
+        word,
+        limit,
+        other_word,
+        other_limit,
+    }
+}
+
 /// The word the next UUIDv7 is drawn from, and the limit it must respect.
 #[inline]
 pub fn v7_word() -> (&'static AtomicU64, Limit) {
     match words() {
-        Some(w) => (
-            &w.v7,
-            Limit::Shared(horizon::Shared {
-                version: 7,
-                limit: &w.v7_limit,
-                other_word: &w.v6,
-                other_limit: &w.v6_limit,
-            }),
-        ),
+        Some(w) => (&w.v7, Limit::Shared(shared_of(w, 7))),
         None => (&LOCAL_V7, Limit::Off),
     }
 }
@@ -216,17 +231,31 @@ pub fn v7_word() -> (&'static AtomicU64, Limit) {
 #[inline]
 pub fn v6_word() -> (&'static AtomicU64, Limit) {
     match words() {
-        Some(w) => (
-            &w.v6,
-            Limit::Shared(horizon::Shared {
-                version: 6,
-                limit: &w.v6_limit,
-                other_word: &w.v7,
-                other_limit: &w.v7_limit,
-            }),
-        ),
+        Some(w) => (&w.v6, Limit::Shared(shared_of(w, 6))),
         None => (&LOCAL_V6, Limit::Off),
     }
+}
+
+/// The shared words of `version` whatever this session's mode (for the
+/// worker and for redo); None without shared memory.
+pub fn shared_words(version: u8) -> Option<horizon::Shared> {
+    shared().map(|w| shared_of(w, version))
+}
+
+/// The server's shared v7 word (None without shared memory), whatever this
+/// session's mode.
+pub fn shared_v7() -> Option<&'static AtomicU64> {
+    shared().map(|w| &w.v7)
+}
+
+/// The last watermark replayed from the WAL (0: none).
+pub fn replayed_watermark() -> Option<&'static AtomicU64> {
+    shared().map(|w| &w.replayed_watermark)
+}
+
+/// The horizon worker's process ID slot.
+pub fn worker_pid() -> Option<&'static AtomicI32> {
+    shared().map(|w| &w.worker_pid)
 }
 
 /// The durable limits of the shared words now (None without shared memory).

@@ -13,6 +13,12 @@
 //! prepared slot counts while that XID is in progress, which it is until
 //! COMMIT PREPARED or ROLLBACK PREPARED ends it. A crash restart rebuilds
 //! shared memory with every slot empty (every transaction is gone).
+//!
+//! A standby has none of the primary's announcements. With
+//! `uuid_ext.durable_wal` the primary's horizon worker logs the watermark
+//! when it moves, read after the transactions it covers ended, so their
+//! commits come before it in the WAL; a standby answers the last one it
+//! replayed (`wal.rs`, `worker.rs`).
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -23,7 +29,7 @@ use pgrx::prelude::*;
 use uuid_ext_core::v7;
 use uuid_ext_core::watermark::{self, NONE};
 
-use super::{horizon, shmem};
+use super::{horizon, shmem, wal};
 use crate::{error, guc};
 
 /// A prepared transaction's announcement: its XID (0: free) and value.
@@ -260,13 +266,37 @@ fn min_prepared() -> u64 {
         .unwrap_or(NONE)
 }
 
+/// The primary's watermark now, from the shared v7 word and the slots
+/// (None without shared memory): every v7 word value below it belongs to a
+/// transaction that has ended.
+pub fn current() -> Option<u64> {
+    shmem::shared_v7().map(|word| watermark::read(word, backend_slots(), min_prepared))
+}
+
+/// Redo of a watermark record: what a standby answers from now on.
+pub fn replay(value: u64) {
+    if let Some(replayed) = shmem::replayed_watermark() {
+        replayed.fetch_max(value, Ordering::AcqRel);
+    }
+}
+
 /// The smallest UUIDv7 that a transaction still in progress might commit,
 /// or the next the sequencer will give when none is in progress: every
-/// UUIDv7 below it that will ever be visible already is.
+/// UUIDv7 below it that will ever be visible already is. On a standby, the
+/// last watermark replayed from the primary's WAL.
 #[pg_extern(volatile, parallel_safe)]
 fn uuid_v7_watermark() -> Uuid {
     if !shmem::preloaded() {
         error::watermark_unavailable("uuid_ext is not in shared_preload_libraries");
+    }
+    if wal::in_recovery() {
+        // The standby's own sequencer knows nothing of the primary's open
+        // transactions: only what the primary logged counts.
+        let replayed = shmem::replayed_watermark().map_or(0, |r| r.load(Ordering::Acquire));
+        if replayed == 0 {
+            error::standby_watermark_unavailable();
+        }
+        return Uuid::from_bytes(v7::from_word(replayed, 0));
     }
     if !shmem::uses_shared() {
         error::watermark_unavailable("uuid_ext.monotonicity is backend in this session");

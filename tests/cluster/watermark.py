@@ -18,8 +18,13 @@ At the end the watermark poller must have seen every committed row exactly
 once, and the naive one must have missed some (else the run could not tell
 the two apart).
 
-Env: PGHOST, PGPORT, PGUSER (libpq's). Needs psycopg 3; the cluster needs
-max_prepared_transactions > 0.
+`run(writers_conninfo, pollers_conninfo)` can poll another server than the
+one written to: a streaming standby of it (issue 15), where the pollers also
+make UUIDs of their own in read-only queries, as an application on a replica
+might.
+
+Env (run as a script): PGHOST, PGPORT, PGUSER (libpq's). Needs psycopg 3; the
+writers' cluster needs max_prepared_transactions > 0.
 """
 import random
 import sys
@@ -41,8 +46,12 @@ def fail(msg):
     sys.exit(1)
 
 
-def connect(autocommit=False):
-    return psycopg.connect("dbname=postgres", autocommit=autocommit)
+# Where the writers and the pollers connect (libpq conninfo strings).
+TARGETS = {"writers": "dbname=postgres", "pollers": "dbname=postgres"}
+
+
+def connect(autocommit=False, role="writers"):
+    return psycopg.connect(TARGETS[role], autocommit=autocommit)
 
 
 class Record:
@@ -139,6 +148,9 @@ class Poller:
         self.last = "00000000-0000-0000-0000-000000000000"
 
     def poll(self, conn):
+        if TARGETS["pollers"] != TARGETS["writers"]:
+            # A read-only query that makes a UUID on the standby.
+            conn.execute("SELECT uuid_generate_v7()")
         if self.with_watermark:
             wm = conn.execute("SELECT uuid_v7_watermark()").fetchone()[0]
             rows = conn.execute("SELECT id FROM ev WHERE id > %s AND id < %s ORDER BY id", (self.last, wm)).fetchall()
@@ -152,15 +164,21 @@ class Poller:
 
 def poll_loop(poller, stop, rec):
     try:
-        with connect(autocommit=True) as conn:  # READ COMMITTED: a snapshot per statement
+        with connect(autocommit=True, role="pollers") as conn:  # READ COMMITTED: a snapshot per statement
             while not stop.is_set():
-                poller.poll(conn)
+                try:
+                    poller.poll(conn)
+                except psycopg.errors.ObjectNotInPrerequisiteState:
+                    pass  # a standby that has replayed no watermark yet: try again
                 time.sleep(0.005)
     except Exception as e:  # noqa: BLE001
         rec.errors.append(f"poller: {e!r}")
 
 
-def main():
+def run(writers, pollers):
+    """The test, writing through `writers` and polling through `pollers`."""
+    TARGETS["writers"], TARGETS["pollers"] = writers, pollers
+    standby = writers != pollers
     with connect(autocommit=True) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS uuid_ext")
         conn.execute("DROP TABLE IF EXISTS ev, big")
@@ -179,6 +197,9 @@ def main():
                 "(SELECT uuid_generate_v7() AS id FROM big WHERE g % 20000 = 0) s"))
         if "Workers Launched: 2" not in plan:
             fail(f"the parallel writers' query launches no workers:\n{plan}")
+    if standby:
+        wait_for_standby(lambda c: c.execute("SELECT to_regclass('ev') IS NOT NULL").fetchone()[0],
+                         "the table to reach the standby")
 
     rec = Record()
     stop_writers, stop_resolver, stop_pollers = threading.Event(), threading.Event(), threading.Event()
@@ -203,10 +224,17 @@ def main():
 
     # Every transaction has ended: one last poll each catches up.
     with connect(autocommit=True) as conn:
-        good.poll(conn)
-        naive.poll(conn)
         in_table = {r[0] for r in conn.execute("SELECT id FROM ev")}
         leftover = conn.execute("SELECT count(*) FROM pg_prepared_xacts").fetchone()[0]
+        top = conn.execute("SELECT max(id::text) FROM ev").fetchone()[0]
+    if standby:
+        # The primary's worker logs the watermark once it passes the last
+        # key; the standby replays it.
+        wait_for_standby(lambda c: c.execute("SELECT uuid_v7_watermark() > %s::uuid", (top,)).fetchone()[0],
+                         "the standby's watermark to pass the last committed key")
+    with connect(autocommit=True, role="pollers") as conn:
+        good.poll(conn)
+        naive.poll(conn)
     if leftover:
         fail(f"{leftover} prepared transactions left")
     if in_table != rec.committed:
@@ -220,12 +248,27 @@ def main():
         fail("the watermark poller saw a row of a transaction that did not commit")
     naive_missed = len(rec.committed - set(naive.seen))
     kinds = ", ".join(f"{v} {k}" for k, v in sorted(rec.kinds.items()))
-    ok(f"{WRITERS} writers for {SECONDS} s ({kinds}): the watermark poller saw all {len(rec.committed)} "
+    where = " on a standby" if standby else ""
+    ok(f"{WRITERS} writers for {SECONDS} s ({kinds}): the watermark poller{where} saw all {len(rec.committed)} "
        f"committed rows exactly once and none of the {len(rec.aborted)} that did not commit")
     if naive_missed == 0:
         fail("the naive poller (id > last_seen, no watermark) missed nothing: this run cannot tell the two apart")
-    ok(f"the naive poller (id > last_seen, no watermark) missed {naive_missed} committed rows in the same run")
+    ok(f"the naive poller{where} (id > last_seen, no watermark) missed {naive_missed} committed rows "
+       "in the same run")
+
+
+def wait_for_standby(pred, what, timeout=60):
+    t0 = time.time()
+    with connect(autocommit=True, role="pollers") as conn:
+        while time.time() - t0 < timeout:
+            try:
+                if pred(conn):
+                    return
+            except psycopg.errors.ObjectNotInPrerequisiteState:
+                pass  # no watermark replayed yet
+            time.sleep(0.05)
+    fail(f"timed out waiting for {what}")
 
 
 if __name__ == "__main__":
-    main()
+    run("dbname=postgres", "dbname=postgres")

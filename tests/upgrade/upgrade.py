@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ALTER EXTENSION uuid_ext UPDATE from each earlier release (SPEC §8).
 
-For 0.1.0 and 0.2.0: installs the release from its script as released
+For 0.1.0, 0.2.0 and 0.3.0: installs the release from its script as released
 (tests/upgrade/uuid_ext--VERSION.sql, put in the extension directory by
 scripts/test), makes data, a column default with uuid_generate_v7() and a
 view over its functions, updates, and checks that the catalog equals a fresh
@@ -28,7 +28,7 @@ def fresh(db):
     q(f"CREATE DATABASE {db}")
 
 
-RELEASES = ("0.1.0", "0.2.0")
+RELEASES = ("0.1.0", "0.2.0", "0.3.0")
 
 
 def main():
@@ -76,7 +76,7 @@ def update_from(old):
     q("DROP VIEW kept_2022; ALTER TABLE kept ALTER COLUMN id TYPE uuid7", db="upgrade_old")
     if q("SELECT count(*) FROM kept WHERE id >= uuid_v7_lower_bound('2022-01-01 UTC')", db="upgrade_old") != "1002":
         fail("the updated extension's uuid7 type does not take the old column")
-    # 0.3.0's function answers in the updated database (this cluster preloads).
+    # The commit watermark (0.3.0's) answers in the updated database (this cluster preloads).
     if q("SELECT uuid_v7_watermark() > max(id) FROM kept", db="upgrade_old") != "t":
         fail("uuid_v7_watermark() after the update is not above every committed key")
     ok(f"the data, the column default and the view made under {old} work after the update, "

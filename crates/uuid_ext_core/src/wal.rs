@@ -112,11 +112,12 @@ impl Record {
     }
 }
 
-/// What `rm_identify` shows for an info byte (None: not ours).
-pub fn identify(info: u8) -> Option<&'static str> {
+/// What `rm_identify` shows for an info byte (None: not ours); a C string,
+/// since PostgreSQL keeps the pointer.
+pub fn identify(info: u8) -> Option<&'static std::ffi::CStr> {
     match info & INFO_MASK {
-        INFO_HORIZON => Some("HORIZON"),
-        INFO_WATERMARK => Some("WATERMARK"),
+        INFO_HORIZON => Some(c"HORIZON"),
+        INFO_WATERMARK => Some(c"WATERMARK"),
         _ => None,
     }
 }
@@ -206,8 +207,8 @@ mod tests {
             Record::Watermark(1_645_557_742_000u64 << 16).describe(),
             "v7 017f22e279b00000 (2022-02-22 19:22:22.000000000+00)"
         );
-        assert_eq!(identify(INFO_HORIZON | 0x01), Some("HORIZON"));
-        assert_eq!(identify(INFO_WATERMARK), Some("WATERMARK"));
+        assert_eq!(identify(INFO_HORIZON | 0x01), Some(c"HORIZON"));
+        assert_eq!(identify(INFO_WATERMARK), Some(c"WATERMARK"));
         assert_eq!(identify(0x40), None);
         assert_eq!(
             describe(INFO_WATERMARK, &[1, 2, 3]),
