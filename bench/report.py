@@ -206,6 +206,80 @@ def watermark(r, t):
     return out
 
 
+def wal(r, t):
+    if "wal" not in r:
+        return []
+    d, pg = r["wal"], r["major"]
+    out = ["", "### The sequencer in the WAL on against off", "",
+           "`uuid_ext.durable_wal` on (each raise of the horizon is WAL-logged and flushed; the horizon worker logs "
+           "the commit watermark when it moves) against off, switched with `ALTER SYSTEM` and a reload, "
+           f"alternated in each round. Generation: {d['rows']:,} rows, {d['rounds']} rounds in one session, net of "
+           f"the empty loop. pgbench: {d['clients']} clients, {d['seconds']} s, {d['pgbench_rounds']} rounds.", "",
+           "| WAL logging | net per UUID (ns) | runs (ns per row) | pgbench TPS | failed | runs (TPS) |",
+           "|---|---:|---|---:|---:|---|"]
+    for k in ("on", "off"):
+        g, b = d["generation"][k], d["pgbench"][k]
+        out.append(f"| {k} | {g['net_ns']:.1f} | {', '.join(f'{x:.0f}' for x in g['runs_ns'])} | "
+                   f"{b['tps']:.0f} | {b['failed']} | {', '.join(f'{x:.0f}' for x in b['runs'])} |")
+    g, b = d["generation"], d["pgbench"]
+    gen = paired(g["on"]["runs_ns"], g["off"]["runs_ns"], d.get("empty_runs_ns"))
+    tps = paired(b["on"]["runs"], b["off"]["runs"])
+    failed = b["on"]["failed"] + b["off"]["failed"]
+    t.add("15", f"PostgreSQL {pg}: pgbench TPS, WAL logging on ≥ 0.97 × off, no failed transaction (median of the "
+          "rounds' ratios)", f"{b['on']['tps']:.0f} against {b['off']['tps']:.0f} (medians); **{tps:.3f}×**, "
+          f"{failed} failed", tps >= 0.97 and failed == 0)
+    t.add("15", f"PostgreSQL {pg}: `uuid_generate_v7()` net cost, WAL logging on ≤ 1.05 × off (median of the "
+          "rounds' ratios)", f"{g['on']['net_ns']:.0f} ns against {g['off']['net_ns']:.0f} ns; **{gen:.3f}×**",
+          gen <= 1.05)
+    w = d["wal_bytes"]
+    kinds = ", ".join(f"{k}: {v['records']:,} records, {v['bytes']:,} bytes" for k, v in sorted(w["records"].items()))
+    out += ["", f"WAL that uuid_ext's records add, with WAL logging on, during {w['seconds']:.1f} s of pgbench "
+            f"({d['clients']} clients, one UUIDv7 per transaction, {w['tps']:.0f} transactions a second, "
+            f"`uuid_ext.watermark_interval = {w['interval_ms']}ms`), read with `pg_walinspect`: **{w['bytes_per_s']:.0f} "
+            f"bytes a second** ({kinds}), against {w['all_wal_bytes'] / w['seconds'] / 1e6:.1f} MB a second of WAL "
+            "in all."]
+    sp = d["sparse"]
+    arms = sp["arms"]
+    out += ["", f"A sparse writer: one single-row `INSERT` every {sp['gap_s']} s with synchronous commit "
+            f"(`fsync = {sp['fsync']}`), as the client sees it (psql's `\\timing`, so with the commit's WAL flush), "
+            f"the three settings alternated insert by insert, {sp['samples']} inserts each:", "",
+            "| durable order | median insert (ms) | inserts (ms) |", "|---|---:|---|"]
+    labels = {"off": "off (`durable_margin = 0`)", "on": "on (the file, kept ahead by the worker)",
+              "on, WAL": "on, with `durable_wal = on`"}
+    for k, v in arms.items():
+        out.append(f"| {labels.get(k, k)} | {v['median_ms']:.3f} | {', '.join(f'{x:.2f}' for x in v['runs_ms'])} |")
+    for k in ("on", "on, WAL"):
+        ratio = arms[k]["median_ms"] / arms["off"]["median_ms"]
+        t.add("15", f"PostgreSQL {pg}: a sparse writer's median insert, durable order {k} ≤ 1.1 × off",
+              f"{arms[k]['median_ms']:.3f} ms against {arms['off']['median_ms']:.3f} ms; **{ratio:.3f}×**",
+              ratio <= 1.1)
+    return out
+
+
+def releases(r, t):
+    """uuid_generate_v7()'s net cost with this release's library against the
+    previous release's, swapped between server starts."""
+    rel = r.get("releases")
+    if not rel or "baseline" not in rel or "current" not in rel:
+        return []
+    pg = r["major"]
+    base, cur = rel["baseline"], rel["current"]
+    ratios = [c["net_ns"] / b["net_ns"] for b, c in zip(base, cur)]
+    ratio = statistics.median(ratios)
+    out = ["", "### This release's library against the previous one", "",
+           f"`uuid_generate_v7()`'s net cost with the {base[0]['library_version']} library against this release's "
+           f"({cur[0]['library_version']}), the two swapped into the same server between {len(ratios)} pairs of starts "
+           f"(`{base[0]['rows']:,}` rows, {base[0]['rounds']} rounds in one session per start, medians net of the "
+           "empty loop):", "",
+           "| start | previous (ns) | this release (ns) | ratio |", "|---:|---:|---:|---:|"]
+    for i, (b, c) in enumerate(zip(base, cur), 1):
+        out.append(f"| {i} | {b['net_ns']:.1f} | {c['net_ns']:.1f} | {c['net_ns'] / b['net_ns']:.3f} |")
+    t.add("15", f"PostgreSQL {pg}: `uuid_generate_v7()` net cost ≤ 1.05 × the previous release's (median of the "
+          "pairs' ratios)", f"{statistics.median(c['net_ns'] for c in cur):.0f} ns against "
+          f"{statistics.median(b['net_ns'] for b in base):.0f} ns; **{ratio:.3f}×**", ratio <= 1.05)
+    return out
+
+
 def pgbench(r, t):
     pb, pg = r["pgbench"], r["major"]
     names = [("v7", "`uuid_generate_v7()`, shared word"),
@@ -334,6 +408,7 @@ def main():
     for r in results:
         body += ["", f"## PostgreSQL {r['major']}", ""]
         body += generation(r, t) + per_row(r) + index(r, t) + types(r, t) + pgbench(r, t) + concurrent(r, t) + durable(r, t) + watermark(r, t)
+        body += wal(r, t) + releases(r, t)
     body += core_alone(criterion(a.criterion), t)
     out += ["## Targets", "", "| issue | target | measured | |", "|---|---|---|---|"] + t.rows
     if a.plot:

@@ -22,6 +22,13 @@ Measures, functions alternated in every round, medians over the rounds:
   watermark  commit-watermark announcements on against off
              (uuid_ext.commit_watermark): the same two, and the cost of one
              uuid_v7_watermark() with the server's max_connections
+  wal        the sequencer in the WAL (uuid_ext.durable_wal) on against off:
+             the same two; the bytes its records add per second of steady
+             generation (pg_walinspect); and a sparse writer, one insert every
+             1.2 s with synchronous commit, durable order off, on, and on with
+             WAL logging
+With --release-label, only uuid_generate_v7()'s net cost with the library the
+server runs now (scripts/bench swaps two releases' libraries between starts).
 On PostgreSQL 18 and later core's uuidv7() is measured beside ours in each.
 Writes the results, and the machine and versions they were measured on, to --json.
 """
@@ -415,6 +422,103 @@ def watermark(db, pgbench_bin, rows, rounds, pgbench_rounds, clients, seconds):
     return out
 
 
+def wal_bytes(db, pgbench_bin, clients, seconds):
+    """With uuid_ext.durable_wal on: the WAL the extension's records add
+    during a pgbench run that makes one UUIDv7 per transaction (pg_walinspect)."""
+    set_setting(db, "uuid_ext.durable_wal", "on")
+    db.q("DROP TABLE IF EXISTS pgb; CREATE TABLE pgb (id uuid PRIMARY KEY DEFAULT uuid_generate_v7())")
+    start = db.q("SELECT pg_current_wal_insert_lsn()")
+    t0 = time.time()
+    tps, failed, _ = run_pgbench(db, pgbench_bin, clients, seconds, "INSERT INTO pgb DEFAULT VALUES;")
+    elapsed = time.time() - t0
+    time.sleep(0.5)  # the WAL writer flushes the last records (synchronous_commit is off)
+    end = db.q("SELECT pg_current_wal_flush_lsn()")
+    rows = db.q(f"""SELECT "resource_manager/record_type", count, combined_size
+                    FROM pg_get_wal_stats('{start}', '{end}', true)
+                    WHERE "resource_manager/record_type" LIKE 'uuid_ext/%' OR count > 0""").splitlines()
+    total = int(db.q(f"SELECT pg_wal_lsn_diff('{end}', '{start}')"))
+    ours = {}
+    for line in rows:
+        name, count, size = line.split("|")
+        if name.startswith("uuid_ext/"):
+            ours[name.split("/")[1]] = {"records": int(count), "bytes": int(size)}
+    db.q("DROP TABLE IF EXISTS pgb")
+    set_setting(db, "uuid_ext.durable_wal", None)
+    ours_bytes = sum(v["bytes"] for v in ours.values())
+    return {"seconds": elapsed, "tps": tps, "failed": failed, "records": ours, "bytes": ours_bytes,
+            "bytes_per_s": ours_bytes / elapsed, "all_wal_bytes": total,
+            "interval_ms": int(db.q("SELECT setting FROM pg_settings WHERE name = 'uuid_ext.watermark_interval'"))}
+
+
+# A sparse writer's arms: {label: (uuid_ext.durable_margin, uuid_ext.durable_wal)}; None: the default.
+SPARSE_ARMS = {"off": (0, "off"), "on": (None, "off"), "on, WAL": (None, "on")}
+
+
+def sparse(db, samples, gap_s):
+    """One single-row insert every `gap_s` seconds, synchronous commit, as a
+    client sees it (psql's \\timing: the round trip with the commit's
+    fsync), with durable order off, on, and on with WAL logging, alternated
+    insert by insert."""
+    db.q("DROP TABLE IF EXISTS sparse; CREATE TABLE sparse (id uuid PRIMARY KEY DEFAULT uuid_generate_v7())")
+    script = ["\\timing on", "SET synchronous_commit = on;"]
+    for i in range(samples):
+        for arm in rotated(list(SPARSE_ARMS), i):
+            margin, walset = SPARSE_ARMS[arm]
+            script += ["ALTER SYSTEM RESET uuid_ext.durable_margin;" if margin is None
+                       else f"ALTER SYSTEM SET uuid_ext.durable_margin = {margin};",
+                       f"ALTER SYSTEM SET uuid_ext.durable_wal = {walset};",
+                       "SELECT pg_reload_conf();", f"SELECT pg_sleep({gap_s});",
+                       f"\\echo mark {arm}", "INSERT INTO sparse DEFAULT VALUES;"]
+    out = db.script("\n".join(script))
+    runs = {arm: [] for arm in SPARSE_ARMS}
+    current = None
+    for line in out.splitlines():
+        if line.startswith("mark "):
+            current = line[5:]
+        elif line.startswith("Time: ") and current:
+            runs[current].append(float(line.split()[1]))
+            current = None
+    for name in ("uuid_ext.durable_margin", "uuid_ext.durable_wal"):
+        set_setting(db, name, None)
+    db.q("DROP TABLE IF EXISTS sparse")
+    if any(len(v) != samples for v in runs.values()):
+        sys.exit(f"the sparse writer's timings did not parse: { {k: len(v) for k, v in runs.items()} }")
+    return {"gap_s": gap_s, "samples": samples, "fsync": db.q("SHOW fsync"),
+            "arms": {arm: {"median_ms": statistics.median(v), "runs_ms": v} for arm, v in runs.items()}}
+
+
+def wal(db, pgbench_bin, rows, rounds, pgbench_rounds, clients, seconds):
+    """uuid_ext.durable_wal on against off (generation, pgbench); the WAL
+    bytes its records add per second of steady generation; and a sparse
+    writer's insert latency with durable order on against off."""
+    db.q("CREATE EXTENSION IF NOT EXISTS pg_walinspect")
+    out = on_off(db, pgbench_bin, "uuid_ext.durable_wal", {"on": "on", "off": "off"},
+                 rows, rounds, pgbench_rounds, clients, seconds)
+    out["wal_bytes"] = wal_bytes(db, pgbench_bin, clients, 10)
+    out["sparse"] = sparse(db, 25, 1.2)
+    return out
+
+
+def release_generation(db, rows, rounds):
+    """uuid_generate_v7()'s net cost in this server as it runs now, in one
+    session: for comparing two releases' libraries, swapped between server
+    starts by scripts/bench."""
+    script = []
+    for r in range(rounds):
+        for k in rotated(["empty loop", "uuid_generate_v7()"], r):
+            expr = NIL if k == "empty loop" else "uuid_generate_v7()"
+            sql = f"SELECT count(x) FROM (SELECT {expr} AS x FROM generate_series(1, {rows})) s"
+            script.append(f"SELECT 'measured', '{k}', bench_seconds($q${sql}$q$);")
+    runs = {"empty loop": [], "uuid_generate_v7()": []}
+    for line in db.script("\n".join(script)).splitlines():
+        if line.startswith("measured|"):
+            _, k, secs = line.split("|")
+            runs[k].append(float(secs) * 1e9 / rows)
+    net = [g - e for g, e in zip(runs["uuid_generate_v7()"], runs["empty loop"], strict=True)]
+    return {"net_ns": statistics.median(net), "runs_net_ns": net, "rows": rows, "rounds": rounds,
+            "library_version": json.loads(db.q("SELECT uuid_ext_info()"))["version"]}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--psql", required=True)
@@ -428,8 +532,11 @@ def main():
     ap.add_argument("--origin", default="", help="where this PostgreSQL comes from, for the record")
     ap.add_argument("--pg-uuidv7", action="store_true", help="pg_uuidv7 is installed: measure it too")
     ap.add_argument("--json", required=True)
-    ap.add_argument("--only", help="run only these sections (comma-separated: durable, watermark), keeping the "
-                                   "others of --json as they are")
+    ap.add_argument("--only", help="run only these sections (comma-separated: durable, watermark, wal), keeping "
+                                   "the others of --json as they are")
+    ap.add_argument("--release-label", help="measure uuid_generate_v7()'s net cost with the library the server "
+                                            "runs now, and add it to --json under this label (scripts/bench swaps "
+                                            "the libraries of two releases)")
     a = ap.parse_args()
     db = Db(a.psql, a.db)
     setup(db)
@@ -438,6 +545,13 @@ def main():
     if a.pg_uuidv7:
         db.q("CREATE SCHEMA IF NOT EXISTS pg_uuidv7; CREATE EXTENSION IF NOT EXISTS pg_uuidv7 SCHEMA pg_uuidv7")
         extra["pg_uuidv7.uuid_generate_v7()"] = "pg_uuidv7.uuid_generate_v7()"
+    if a.release_label:
+        results = json.load(open(a.json))
+        d = release_generation(db, a.rows, 11)
+        results.setdefault("releases", {}).setdefault(a.release_label, []).append(d)
+        print(f"  {a.release_label} (library {d['library_version']}): uuid_generate_v7() net {d['net_ns']:.1f} ns")
+        json.dump(results, open(a.json, "w"), indent=1)
+        return
     if a.only:
         results = json.load(open(a.json))
         for section in a.only.split(","):
@@ -479,7 +593,7 @@ def main():
         d = results["concurrent"][k]
         print(f"  {k}: {d['rows']:.0f} rows, {d['bytes_per_row']:.1f} index bytes per row, "
               f"leaf density {d['leaf_density']:.1f}%")
-    for section in ("durable", "watermark"):
+    for section in ("durable", "watermark", "wal"):
         results[section] = run_section(section, db, a, core_v7, extra)
     json.dump(results, open(a.json, "w"), indent=1)
 
@@ -501,8 +615,16 @@ def run_section(name, db, a, core_v7, extra):
         d = watermark(db, a.pgbench, a.rows, generation_rounds, pgbench_rounds, 8, pgbench_seconds)
         w = d["watermark_call"]
         print(f"  uuid_v7_watermark(): net {w['net_ns']:.0f} ns with max_connections = {w['max_connections']}")
+    elif name == "wal":
+        print("the sequencer in the WAL on against off, its WAL bytes, a sparse writer ...", flush=True)
+        d = wal(db, a.pgbench, a.rows, generation_rounds, pgbench_rounds, 8, pgbench_seconds)
+        w = d["wal_bytes"]
+        print(f"  WAL of uuid_ext's records: {w['bytes_per_s']:.0f} bytes/s at {w['tps']:.0f} UUIDs/s "
+              f"({w['records']})")
+        for arm, v in d["sparse"]["arms"].items():
+            print(f"  sparse writer, durable {arm}: median insert {v['median_ms']:.3f} ms")
     else:
-        sys.exit(f"--only knows: durable, watermark (not {name})")
+        sys.exit(f"--only knows: durable, watermark, wal (not {name})")
     for k, g in d["generation"].items():
         print(f"  uuid_generate_v7(), {name} {k}: net {g['net_ns']:.1f} ns; "
               f"pgbench {d['pgbench'][k]['tps']:.0f} tps, failed {d['pgbench'][k]['failed']}")

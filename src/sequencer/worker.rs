@@ -35,6 +35,8 @@ pub fn register() {
         .set_function("uuid_ext_horizon_worker_main")
         // None: `Some(f)` would replace the startup hook shmem.rs installs.
         .enable_shmem_access(None)
+        // A connection to no database: enough to appear in pg_stat_activity.
+        .enable_spi_access()
         .set_start_time(BgWorkerStartTime::RecoveryFinished)
         .set_restart_time(Some(Duration::from_secs(1)))
         .load();
@@ -118,6 +120,9 @@ impl State {
 #[no_mangle]
 pub extern "C-unwind" fn uuid_ext_horizon_worker_main(_arg: pg_sys::Datum) {
     BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGHUP | SignalWakeFlags::SIGTERM);
+    // Shared catalogs only; it reads none, but is listed in pg_stat_activity
+    // (backend_type "uuid_ext horizon worker") with its wait events.
+    BackgroundWorker::connect_worker_to_spi(None, None);
     let pid = shmem::worker_pid();
     // SAFETY: MyProcPid is set at process start.
     let me = unsafe { pg_sys::MyProcPid };

@@ -10,8 +10,9 @@ of its own. The primary writes its horizon and its watermark to the WAL
     on it makes UUIDs above every key it replayed; promoted with its clock a
     day behind, every new UUIDv7 and v6 is above every replayed key.
  2. Another standby replays, makes a restartpoint, has its horizon file
-    raised by redo, is stopped immediately, restarts with its clock a day
-    behind, and is promoted: above.
+    raised by redo; a base backup taken from it starts a day behind: above;
+    it is stopped immediately, restarts with its clock a day behind, and is
+    promoted: above.
  3. The watermark test's writers run on the primary and its pollers on a
     standby: the watermark poller sees every committed row exactly once, the
     naive one misses rows in the same run.
@@ -21,12 +22,13 @@ of its own. The primary writes its horizon and its watermark to the WAL
     restore point, with the clock a day behind: above.
  6. Records, a CHECKPOINT, then SIGKILL of every server process, the clock
     two days behind: above.
- 7. With `uuid_ext.durable_wal = off` the promotion of step 1 puts new keys
-    below replayed ones (the failure this issue fixes), so the checks above
-    can fail.
+ 7. With `uuid_ext.durable_wal = off` the standby's uuid_v7_watermark()
+    raises 55000 naming the setting, and the promotion of step 1 puts new
+    keys below replayed ones (the failure this issue fixes), so the checks
+    above can fail.
 
 Env: PGBIN, UUID_EXT_USER, FAKETIME_LIB; WORK (a directory of its own);
-BASE_PORT (this test uses the next seven ports). Runs with psycopg 3.
+BASE_PORT (this test uses the next eight ports). Runs with psycopg 3.
 """
 import os
 import re
@@ -179,14 +181,24 @@ def main():
     for v in GENERATORS:
         if file_after[v] < word(replayed[v], v):
             fail(f"standby4's horizon file (v{v} {file_after[v]:x}) is below the replayed keys: redo did not write it")
+    # A base backup taken from the standby, started on its own a day behind.
+    b = server("from_standby", 7)
+    s4.base_backup(b, "-X", "stream")
+    b.configure(*COPY_CONF)
+    b.set_clock("-1d")
+    b.start()
+    wait_for(lambda: b.q("SELECT pg_is_in_recovery()") == "f", "the copy of the standby to finish recovery")
+    must_be_above(newest_and_least(b), replayed, "a base backup taken from a standby, started a day behind")
+    b.stop()
     s4.stop("immediate")
     s4.set_clock("-1d")
     s4.start()
     p.wait_replayed(s4)
     s4.promote()
     must_be_above(newest_and_least(s4), replayed, "a standby restarted after a restartpoint, then promoted")
-    ok("a standby's redo writes its own horizon file, which covers every replayed key; after a restartpoint, "
-       "an immediate stop and a restart a day behind, promoted: above every replayed key")
+    ok("a standby's redo writes its own horizon file, which covers every replayed key; a base backup taken from "
+       "the standby, started a day behind: above; the standby after a restartpoint, an immediate stop and a "
+       "restart a day behind, promoted: above every replayed key")
     s4.stop()
 
     # 3. The watermark poller on a standby.
@@ -249,6 +261,9 @@ def main():
     make_keys(p, 50_000)
     replayed = maxima(p)
     p.wait_replayed(s)
+    r = s.q("\\set VERBOSITY verbose\nSELECT uuid_v7_watermark()", check=False)
+    if r.returncode == 0 or "55000" not in r.stderr or "uuid_ext.durable_wal = on" not in r.stderr:
+        fail(f"uuid_v7_watermark() on a standby of a primary without WAL logging: {r.stdout}{r.stderr}")
     s.set_clock("-1d")
     s.promote()
     after = newest_and_least(s)

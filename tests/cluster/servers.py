@@ -136,8 +136,8 @@ class Server:
 
     def q(self, sql, db="postgres", check=True):
         r = subprocess.run([os.path.join(self.bindir, "psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
-                            "-h", self.dir, "-p", str(self.port), "-U", "postgres", "-d", db, "-c", sql],
-                           text=True, capture_output=True)
+                            "-h", self.dir, "-p", str(self.port), "-U", "postgres", "-d", db, "-f", "-"],
+                           input=sql, text=True, capture_output=True)
         if check and r.returncode != 0:
             fail(f"{self.name}: query failed: {sql}\n{r.stderr}")
         return r.stdout.strip() if check else r

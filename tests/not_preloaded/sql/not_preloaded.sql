@@ -6,6 +6,9 @@ CREATE EXTENSION uuid_ext;
 SELECT uuid_ext_info() -> 'preloaded' AS preloaded, uuid_ext_info() ->> 'sequencer' AS sequencer;
 -- No shared word, so no durable horizon and no file.
 SELECT uuid_ext_info() -> 'durable' AS durable, uuid_ext_info() -> 'horizon' AS horizon;
+-- No resource manager, no records, no horizon worker, even with the setting on.
+SELECT uuid_ext_info() -> 'durable_wal' AS durable_wal, uuid_ext_info() -> 'horizon_worker_pid' AS worker,
+       uuid_ext_info() -> 'in_recovery' AS in_recovery;
 -- shared is asked for, backend is what there is: a silent fallback.
 SHOW uuid_ext.monotonicity;
 SELECT count(*) AS made, count(DISTINCT id) AS distinct_ids,
