@@ -22,10 +22,16 @@ fn uuid_ext_info() -> JsonB {
     };
     // The horizons this server has on disk (the limits of the shared words).
     let horizon = shmem::limits().filter(|_| horizon::enabled()).map(|l| {
+        let writes = shmem::horizon_writes();
+        let n = |f: fn(&shmem::HorizonWrites) -> &std::sync::atomic::AtomicU64| {
+            writes.map_or(0, |w| f(w).load(std::sync::atomic::Ordering::Relaxed))
+        };
         serde_json::json!({
             "v7": core_horizon::v7_time(l.v7),
             "v6": core_horizon::v6_time(l.v6),
             "file": horizon::file_path().display().to_string(),
+            "writes_by_worker": n(|w| &w.by_worker),
+            "writes_inline": n(|w| &w.inline),
         })
     });
     let worker = shmem::worker_pid()

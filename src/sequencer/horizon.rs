@@ -13,6 +13,14 @@
 //! The file is replaced as PostgreSQL's `durable_rename` does: written to a
 //! temporary file, fsynced, renamed, the directory fsynced. With the server's
 //! `fsync = off` the fsyncs are skipped, as PostgreSQL skips its own.
+//!
+//! Who raises a limit: the horizon worker, ahead of use ([`Shared::extend_ahead`]),
+//! and a call whose value would pass it, inline (a burst faster than the
+//! worker). Either way the file is written first, then, with
+//! `uuid_ext.durable_wal`, a WAL record is inserted and flushed (`wal.rs`),
+//! and only then is the limit published. Redo of such a record raises the
+//! words and limits of the server that replays it and writes its file
+//! ([`replay`]).
 
 use std::ffi::CStr;
 use std::fs::{self, File, OpenOptions};
@@ -233,9 +241,13 @@ impl Shared {
         let Some((needed, new)) = horizon::ahead(word, clock, limit, margin, idle, max) else {
             return Ok(false);
         };
-        with_lock(HORIZON_LOCK, || {
+        let wrote = with_lock(HORIZON_LOCK, || {
             horizon::raise_locked(self.limit, needed, new, |n| self.persist(n))
-        })
+        })?;
+        if wrote {
+            count(|w| &w.by_worker);
+        }
+        Ok(wrote)
     }
 }
 
@@ -266,10 +278,19 @@ impl Horizon for Limit {
             return Ok(());
         };
         let (margin, max) = s.margin_and_max();
-        with_lock(HORIZON_LOCK, || {
+        let wrote = with_lock(HORIZON_LOCK, || {
             horizon::extend_locked(s.limit, needed, margin, max, |new| s.persist(new))
-        })
-        .map(|_| ())
+        })?;
+        if wrote {
+            count(|w| &w.inline);
+        }
+        Ok(())
+    }
+}
+
+fn count(which: impl FnOnce(&shmem::HorizonWrites) -> &AtomicU64) {
+    if let Some(w) = shmem::horizon_writes() {
+        which(w).fetch_add(1, Ordering::Relaxed);
     }
 }
 

@@ -40,6 +40,17 @@ struct SharedWords {
     replayed_watermark: AtomicU64,
     /// The horizon worker's process ID while it runs (0: none; `worker.rs`).
     worker_pid: AtomicI32,
+    /// How many times the horizon was written by the worker, and by a call
+    /// that passed it, since shared memory was made.
+    writes: HorizonWrites,
+}
+
+/// Counts of horizon writes, for `uuid_ext_info()`.
+#[repr(C)]
+#[derive(Default)]
+pub struct HorizonWrites {
+    pub by_worker: AtomicU64,
+    pub inline: AtomicU64,
 }
 
 /// Null until this process can reach the shared words: set in the postmaster
@@ -138,6 +149,7 @@ unsafe extern "C-unwind" fn shmem_startup() {
                 v6_limit: AtomicU64::new(v6),
                 replayed_watermark: AtomicU64::new(0),
                 worker_pid: AtomicI32::new(0),
+                writes: HorizonWrites::default(),
             });
         }
         horizon::set_locks(pg_sys::GetNamedLWLockTranche(horizon::TRANCHE.as_ptr()));
@@ -251,6 +263,11 @@ pub fn shared_v7() -> Option<&'static AtomicU64> {
 /// The last watermark replayed from the WAL (0: none).
 pub fn replayed_watermark() -> Option<&'static AtomicU64> {
     shared().map(|w| &w.replayed_watermark)
+}
+
+/// The counts of horizon writes.
+pub fn horizon_writes() -> Option<&'static HorizonWrites> {
+    shared().map(|w| &w.writes)
 }
 
 /// The horizon worker's process ID slot.

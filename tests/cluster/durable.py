@@ -131,7 +131,26 @@ def main():
     after = must_stay_above(after, "immediate stop and start after a burst, clock still frozen")
     ok("after the burst: SIGKILL of every server process, then an immediate stop: new UUIDv7s and v6s stay above")
 
+    # A sparse writer: the horizon worker keeps the horizon ahead of the
+    # clock, so a UUID made every 1.2 s never writes the file itself.
     set_clock("+0")
+    wait_for(lambda: q("SELECT clock_timestamp() < clock_timestamp()") == "t", "the server's clock to run")
+    newest(10)
+    time.sleep(1.2)
+
+    def writes():
+        return tuple(int(q(f"SELECT uuid_ext_info() #>> '{{horizon,{k}}}'")) for k in ("writes_inline", "writes_by_worker"))
+    inline0, worker0 = writes()
+    for _ in range(4):
+        time.sleep(1.2)
+        for gen in GENERATORS.values():
+            q(f"SELECT {gen}")
+    inline1, worker1 = writes()
+    if inline1 != inline0 or worker1 <= worker0:
+        fail(f"a sparse writer: horizon writes inline {inline0} -> {inline1}, by the worker {worker0} -> {worker1}")
+    ok(f"a UUIDv7 and a UUIDv6 every 1.2 s: none writes the horizon itself; the worker wrote it {worker1 - worker0} "
+       "times meanwhile")
+
     before = newest()
     stop("fast")
     w7, w6 = file_words()
@@ -185,6 +204,7 @@ def main():
     q("SELECT pg_reload_conf()")
     wait_for(lambda: q("SELECT uuid_ext_info() ->> 'durable'") == "true", "the setting to reload")
     before = newest(10)
+    log_size = os.path.getsize(os.environ["SERVER_LOG"])
     with open(TEMP, "w") as f:
         f.write("in the way\n")
     os.chmod(TEMP, 0o400)  # root's: the server's user cannot open it
@@ -195,13 +215,16 @@ def main():
         if r.returncode == 0 or "ERROR:  42501: could not write the UUID sequencer horizon" not in r.stderr \
                 or TEMP not in r.stderr or "Permission denied" not in r.stderr:
             fail(f"UUIDv{v} with the horizon file unwritable: {r.stdout}{r.stderr}")
+    log = open(os.environ["SERVER_LOG"]).read()[log_size:]
+    if "WARNING:  uuid_ext: the horizon worker could not write" not in log or log.count("horizon worker") > 2:
+        fail(f"the horizon worker did not report the unwritable file once:\n{log}")
     os.unlink(TEMP)
     after = must_stay_above(before, "after the unwritable file was fixed")
     w7, w6 = file_words()
     if not (w7 >= v7_word(after[7]) and w6 >= v6_word(after[6])):
         fail("values were handed out above the horizon on disk")
-    ok("an unwritable horizon file: ERROR 42501 naming the file and the cause for UUIDv7 and v6, "
-       "nothing made; fixed, generation goes on below the horizon on disk")
+    ok("an unwritable horizon file: the horizon worker logs one WARNING and retries; ERROR 42501 naming the "
+       "file and the cause for UUIDv7 and v6, nothing made; fixed, generation goes on below the horizon on disk")
 
     # A damaged file: a WARNING at start, then a clean start from the clock.
     for damage, what in ((lambda t: t[: len(t) // 2], "truncated"),

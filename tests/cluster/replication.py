@@ -184,6 +184,9 @@ def main():
     # A base backup taken from the standby, started on its own a day behind.
     b = server("from_standby", 7)
     s4.base_backup(b, "-X", "stream")
+    # The copy carries the standby's standby.signal: without it, it replays
+    # only the WAL it holds, then starts as a primary.
+    os.unlink(os.path.join(b.data, "standby.signal"))
     b.configure(*COPY_CONF)
     b.set_clock("-1d")
     b.start()
