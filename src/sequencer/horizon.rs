@@ -200,12 +200,8 @@ impl Shared {
     }
 
     /// Makes `new` this word's limit everywhere it must be before anyone
-    /// uses it: first the file (fsynced), then, with `uuid_ext.durable_wal`
-    /// on a primary, a WAL record, flushed. The file comes first so that a
-    /// record a checkpoint's redo point passes (and that recovery therefore
-    /// never replays) is always in the file already: the file is the
-    /// checkpoint-proof copy, also in a base backup, which copies the data
-    /// directory after its checkpoint began. Called under the horizon lock.
+    /// uses it ([`persist`]); the other word's limit is written as it is.
+    /// Called under the horizon lock.
     fn persist(&self, new: u64) -> Result<(), WriteError> {
         // The other word's value may have run past its limit while
         // persistence was off: the file keeps the larger.
@@ -213,42 +209,83 @@ impl Shared {
             .other_limit
             .load(Ordering::Acquire)
             .max(self.other_word.load(Ordering::Relaxed));
-        let limits = if self.version == 7 {
+        persist(&if self.version == 7 {
             Limits { v7: new, v6: other }
         } else {
             Limits { v7: other, v6: new }
-        };
-        write(&limits)?;
-        wal::log_horizon(&limits);
-        Ok(())
+        })
     }
 
-    /// For the horizon worker: when this word's limit is less than half a
-    /// margin ahead of the word and of the clock (and the word was used in
-    /// the last [`IDLE_MS`]), raises it to a margin ahead. Returns whether
-    /// it wrote.
-    pub fn extend_ahead(&self, clock_ns: u64) -> Result<bool, WriteError> {
-        if !enabled() {
-            return Ok(false);
-        }
+    /// The worker's plan for this word: raise its limit to a margin ahead
+    /// when it is less than `headroom` ahead of the word and the clock.
+    fn plan(&self, clock_ns: u64, headroom_ms: u64) -> Option<(u64, u64)> {
         let (margin, max) = self.margin_and_max();
-        let (clock, idle) = match self.version {
-            7 => (v7::candidate(clock_ns), horizon::v7_margin(IDLE_MS)),
-            _ => (v6::candidate(clock_ns), horizon::v6_margin(IDLE_MS)),
+        let (clock, idle, headroom) = match self.version {
+            7 => (
+                v7::candidate(clock_ns),
+                horizon::v7_margin(IDLE_MS),
+                horizon::v7_margin(headroom_ms),
+            ),
+            _ => (
+                v6::candidate(clock_ns),
+                horizon::v6_margin(IDLE_MS),
+                horizon::v6_margin(headroom_ms),
+            ),
         };
         let word = self.word.load(Ordering::Relaxed);
         let limit = self.limit.load(Ordering::Acquire);
-        let Some((needed, new)) = horizon::ahead(word, clock, limit, margin, idle, max) else {
-            return Ok(false);
-        };
-        let wrote = with_lock(HORIZON_LOCK, || {
-            horizon::raise_locked(self.limit, needed, new, |n| self.persist(n))
-        })?;
-        if wrote {
-            count(|w| &w.by_worker);
-        }
-        Ok(wrote)
+        horizon::ahead(word, clock, limit, margin, headroom, idle, max)
     }
+}
+
+/// Makes `limits` durable everywhere they must be before anyone uses them:
+/// first the file (fsynced), then, with `uuid_ext.durable_wal` on a primary,
+/// a WAL record, flushed. The file comes first so that a record a
+/// checkpoint's redo point passes (and that recovery therefore never
+/// replays) is always in the file already: the file is the checkpoint-proof
+/// copy, also in a base backup, which copies the data directory after its
+/// checkpoint began. Called under the horizon lock.
+fn persist(limits: &Limits) -> Result<(), WriteError> {
+    write(limits)?;
+    wal::log_horizon(limits);
+    Ok(())
+}
+
+/// For the horizon worker: when either word's limit is less than half a
+/// margin ahead of its word and of the clock (and the word was used in the
+/// last [`IDLE_MS`]), raises it to a margin ahead, and the other word's too
+/// when in use, with one write for both. Returns whether it wrote.
+pub fn extend_ahead(clock_ns: u64) -> Result<bool, WriteError> {
+    let (Some(v7s), Some(v6s)) = (shmem::shared_words(7), shmem::shared_words(6)) else {
+        return Ok(false);
+    };
+    if !enabled() {
+        return Ok(false);
+    }
+    let half = guc::durable_margin_ms() / 2;
+    let due = [v7s.plan(clock_ns, half), v6s.plan(clock_ns, half)];
+    if due.iter().all(Option::is_none) {
+        return Ok(false);
+    }
+    let full = guc::durable_margin_ms();
+    let plans = [
+        due[0].or_else(|| v7s.plan(clock_ns, full)),
+        due[1].or_else(|| v6s.plan(clock_ns, full)),
+    ];
+    let wrote = with_lock(HORIZON_LOCK, || {
+        horizon::raise_all_locked([(v7s.limit, plans[0]), (v6s.limit, plans[1])], |[v7, v6]| {
+            // Either word may have run past its limit while persistence
+            // was off: the file keeps the larger.
+            persist(&Limits {
+                v7: v7.max(v7s.word.load(Ordering::Relaxed)),
+                v6: v6.max(v6s.word.load(Ordering::Relaxed)),
+            })
+        })
+    })?;
+    if wrote {
+        count(|w| &w.by_worker);
+    }
+    Ok(wrote)
 }
 
 /// How long after the last UUID of a word the worker keeps its horizon ahead

@@ -24,7 +24,7 @@ use pgrx::bgworkers::{
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 
-use super::{shmem, wal, watermark};
+use super::{horizon, shmem, wal, watermark};
 use crate::{error, generate, guc};
 
 /// From `_PG_init` while preloading.
@@ -73,36 +73,33 @@ struct State {
 
 impl State {
     fn round(&mut self) {
-        let now = generate::clock_ns();
-        for version in [7, 6] {
-            let Some(words) = shmem::shared_words(version) else {
-                return;
-            };
-            match words.extend_ahead(now) {
-                Ok(_) => {
-                    if self.last_failure.take().is_some() {
-                        pgrx::log!("uuid_ext: the horizon worker writes the horizon again");
-                    }
+        match horizon::extend_ahead(generate::clock_ns()) {
+            Ok(_) => {
+                if self.last_failure.take().is_some() {
+                    pgrx::log!("uuid_ext: the horizon worker writes the horizon again");
                 }
-                Err(e) => {
-                    let text = format!(
-                        "could not write \"{}\": {}",
-                        e.path.display(),
-                        error::io_cause(&e.cause)
+            }
+            Err(e) => {
+                let text = format!(
+                    "could not write \"{}\": {}",
+                    e.path.display(),
+                    error::io_cause(&e.cause)
+                );
+                if self.last_failure.as_deref() != Some(&text) {
+                    pgrx::warning!(
+                        "uuid_ext: the horizon worker {text}; retrying (a UUID that passes the horizon meanwhile writes it itself, or fails)"
                     );
-                    if self.last_failure.as_deref() != Some(&text) {
-                        pgrx::warning!(
-                            "uuid_ext: the horizon worker {text}; retrying (a UUID that passes the horizon meanwhile writes it itself, or fails)"
-                        );
-                    }
-                    self.last_failure = Some(text);
                 }
+                self.last_failure = Some(text);
             }
         }
         if guc::durable_wal() && guc::commit_watermark() && wal::logging() {
             if let Some(w) = watermark::current() {
+                // The next record starts at the end of ours rounded up to 8
+                // bytes (or past a page header): only more than that is
+                // other WAL. An idle server gets no record.
                 let stale = self.logged_at.is_none_or(|t| t.elapsed() >= RELOG_EVERY)
-                    && wal::insert_position() > self.logged_end;
+                    && wal::insert_position() > self.logged_end.next_multiple_of(8);
                 if w > self.logged_watermark || stale {
                     if let Some(end) = wal::log_watermark(w) {
                         self.logged_watermark = w;

@@ -89,17 +89,18 @@ pub fn raise_locked<E>(
     Ok(true)
 }
 
-/// What a background extender should do for one word (issue 15): keep the
-/// limit at least half a margin ahead of both the word and the clock's
-/// candidate, so that a call that follows the clock finds its value already
-/// durable, as long as the word was used within `idle` units of the clock
-/// (an idle server writes nothing). Returns `(needed, new)` for
-/// [`raise_locked`], or None when the limit is far enough ahead.
+/// What a background extender should do for one word (issue 15): when the
+/// limit is less than `headroom` ahead of both the word and the clock's
+/// candidate, raise it to a full `margin` ahead, so that a call that follows
+/// the clock finds its value already durable; but only while the word was
+/// used within `idle` units of the clock (an idle server writes nothing).
+/// Returns `(needed, new)` for [`raise_all_locked`], or None.
 pub fn ahead(
     word: u64,
     clock: u64,
     limit: u64,
     margin: u64,
+    headroom: u64,
     idle: u64,
     max: u64,
 ) -> Option<(u64, u64)> {
@@ -107,11 +108,40 @@ pub fn ahead(
         return None;
     }
     let base = word.max(clock);
-    let needed = base.saturating_add(margin / 2).min(max);
+    let needed = base.saturating_add(headroom.min(margin)).min(max);
     if limit >= needed {
         return None;
     }
     Some((needed, target(base, margin, max)))
+}
+
+/// [`raise_locked`] for limits that are written together (the file and the
+/// WAL record hold both words'): every limit whose plan's `needed` it does
+/// not cover is raised to the plan's `new`. `persist` gets every limit's new
+/// value (raised, or as it is) and runs once, before any is published.
+/// Returns whether it wrote.
+pub fn raise_all_locked<const N: usize, E>(
+    plans: [(&AtomicU64, Option<(u64, u64)>); N],
+    persist: impl FnOnce([u64; N]) -> Result<(), E>,
+) -> Result<bool, E> {
+    let now = plans.map(|(limit, _)| limit.load(Ordering::Acquire));
+    let mut new = now;
+    for (i, (_, plan)) in plans.iter().enumerate() {
+        if let Some((needed, target)) = *plan {
+            if now[i] < needed {
+                debug_assert!(target >= needed);
+                new[i] = target;
+            }
+        }
+    }
+    if new == now {
+        return Ok(false);
+    }
+    persist(new)?;
+    for (i, (limit, _)) in plans.iter().enumerate() {
+        limit.fetch_max(new[i], Ordering::Release);
+    }
+    Ok(true)
 }
 
 /// A margin in milliseconds as UUIDv7 word units (48-bit ms, 12-bit
@@ -362,64 +392,86 @@ mod tests {
 
     #[test]
     fn the_extender_keeps_half_a_margin_ahead_of_the_clock_and_the_word() {
-        let (margin, idle, max) = (1_000, 60_000, u64::MAX);
+        let (margin, half, idle, max) = (1_000, 500, 60_000, u64::MAX);
         // Far enough ahead of both: nothing to do.
-        assert_eq!(ahead(10_000, 10_000, 10_600, margin, idle, max), None);
+        assert_eq!(ahead(10_000, 10_000, 10_600, margin, half, idle, max), None);
         // Under half a margin ahead of the clock: a full margin above it.
         assert_eq!(
-            ahead(9_000, 10_000, 10_400, margin, idle, max),
+            ahead(9_000, 10_000, 10_400, margin, half, idle, max),
             Some((10_500, 11_000))
+        );
+        // With a full margin of headroom asked for (the companion of a word
+        // being raised), the same limit is raised too.
+        assert_eq!(
+            ahead(9_000, 10_000, 10_600, margin, margin, idle, max),
+            Some((11_000, 11_000))
         );
         // A word that ran ahead of the clock (a burst) counts from the word.
         assert_eq!(
-            ahead(20_000, 10_000, 20_100, margin, idle, max),
+            ahead(20_000, 10_000, 20_100, margin, half, idle, max),
             Some((20_500, 21_000))
         );
         // A word last used longer than `idle` ago: an idle server writes nothing.
-        assert_eq!(ahead(1_000, 70_001, 2_000, margin, idle, max), None);
+        assert_eq!(ahead(1_000, 70_001, 2_000, margin, half, idle, max), None);
         assert_eq!(
-            ahead(1_000, 61_000, 2_000, margin, idle, max),
+            ahead(1_000, 61_000, 2_000, margin, half, idle, max),
             Some((61_500, 62_000))
         );
         // Persistence off.
-        assert_eq!(ahead(9_000, 10_000, 0, 0, idle, max), None);
+        assert_eq!(ahead(9_000, 10_000, 0, 0, 0, idle, max), None);
         // At the word's maximum: never past it, and nothing once there.
-        assert_eq!(ahead(95, 90, 95, 10, idle, 100), Some((100, 100)));
-        assert_eq!(ahead(95, 90, 100, 10, idle, 100), None);
+        assert_eq!(ahead(95, 90, 95, 10, 5, idle, 100), Some((100, 100)));
+        assert_eq!(ahead(95, 90, 100, 10, 5, idle, 100), None);
     }
 
     #[test]
-    fn an_extension_ahead_is_written_before_it_is_published_and_only_once() {
-        let limit = AtomicU64::new(10_400);
-        let (needed, new) = ahead(9_000, 10_000, 10_400, 1_000, 60_000, u64::MAX).unwrap();
+    fn limits_written_together_are_written_once_before_any_is_published() {
+        let (v7, v6) = (AtomicU64::new(10_400), AtomicU64::new(7_000));
+        let plan7 = ahead(9_000, 10_000, 10_400, 1_000, 500, 60_000, u64::MAX);
+        let plan6 = ahead(6_500, 6_600, 7_000, 1_000, 1_000, 60_000, u64::MAX);
         let mut disk = Vec::new();
+        let wrote = raise_all_locked([(&v7, plan7), (&v6, plan6)], |new| {
+            assert_eq!(
+                (v7.load(Ordering::Relaxed), v6.load(Ordering::Relaxed)),
+                (10_400, 7_000),
+                "published before written"
+            );
+            disk.push(new);
+            Ok::<_, ()>(())
+        });
+        assert_eq!(wrote, Ok(true));
+        assert_eq!(disk, vec![[11_000, 7_600]]);
         assert_eq!(
-            raise_locked::<()>(&limit, needed, new, |n| {
-                assert_eq!(
-                    limit.load(Ordering::Relaxed),
-                    10_400,
-                    "published before written"
-                );
-                disk.push(n);
-                Ok(())
+            (v7.load(Ordering::Relaxed), v6.load(Ordering::Relaxed)),
+            (11_000, 7_600)
+        );
+        // Someone else raised them meanwhile: nothing is written.
+        assert_eq!(
+            raise_all_locked([(&v7, plan7), (&v6, plan6)], |_| -> Result<(), ()> {
+                panic!("wrote twice")
             }),
-            Ok(true)
-        );
-        assert_eq!(
-            (disk, limit.load(Ordering::Relaxed)),
-            (vec![11_000], 11_000)
-        );
-        // Someone else raised it meanwhile: nothing is written.
-        assert_eq!(
-            raise_locked::<()>(&limit, needed, new, |_| panic!("wrote twice")),
             Ok(false)
         );
-        // A failed write leaves the limit as it was.
+        // Only one needs it: the other is written as it is.
+        let mut disk = Vec::new();
+        raise_all_locked([(&v7, Some((12_000, 12_500))), (&v6, None)], |new| {
+            disk.push(new);
+            Ok::<_, ()>(())
+        })
+        .unwrap();
+        assert_eq!(disk, vec![[12_500, 7_600]]);
+        // A failed write leaves both as they were.
         assert_eq!(
-            raise_locked(&limit, 12_000, 12_500, |_| Err("full")),
+            raise_all_locked(
+                [(&v7, Some((13_000, 13_500))), (&v6, Some((8_000, 8_500)))],
+                |_| Err("full")
+            ),
             Err("full")
         );
-        assert_eq!(limit.load(Ordering::Relaxed), 11_000);
+        assert_eq!(
+            (v7.load(Ordering::Relaxed), v6.load(Ordering::Relaxed)),
+            (12_500, 7_600)
+        );
     }
 
     #[test]
