@@ -48,7 +48,7 @@ def main():
     run_dir = os.path.join(WORK, "pg_upgrade")
     make_dir(run_dir)
     r = as_user([os.path.join(new.bindir, "pg_upgrade"), "-b", old.bindir, "-B", new.bindir, "-d", old.data,
-                 "-D", new.data, "-p", str(BASE_PORT + 2), "-P", str(BASE_PORT + 3), "-s", run_dir],
+                 "-D", new.data, "-U", "postgres", "-p", str(BASE_PORT + 2), "-P", str(BASE_PORT + 3), "-s", run_dir],
                 check=False, cwd=run_dir)
     if r.returncode != 0:
         fail(f"pg_upgrade failed:\n{r.stdout[-3000:]}{r.stderr}")
