@@ -346,10 +346,7 @@ pub fn replay(record: &Limits) {
             v7: v7s.limit.load(Ordering::Acquire),
             v6: v6s.limit.load(Ordering::Acquire),
         };
-        let raised = Limits {
-            v7: now.v7.max(record.v7),
-            v6: now.v6.max(record.v6),
-        };
+        let raised = now.max(*record);
         if raised != now && enabled() {
             if let Err(e) = write(&raised) {
                 // Order holds while this server runs (shared memory has

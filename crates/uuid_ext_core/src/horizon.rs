@@ -155,11 +155,23 @@ pub fn v6_margin(margin_ms: u64) -> u64 {
     margin_ms.saturating_mul(10_000)
 }
 
-/// The limits of both words, as the file holds them.
+/// The limits of both words, as the file and a WAL record hold them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
     pub v7: u64,
     pub v6: u64,
+}
+
+impl Limits {
+    /// Each word's larger limit: what replaying `other` over `self` leaves.
+    /// Redo only raises, so replaying records twice, out of order, or an
+    /// old one over a newer file, ends at the largest of each.
+    pub fn max(self, other: Limits) -> Limits {
+        Limits {
+            v7: self.v7.max(other.v7),
+            v6: self.v6.max(other.v6),
+        }
+    }
 }
 
 const MAGIC: &str = "uuid_ext sequencer horizon 1";
@@ -472,6 +484,26 @@ mod tests {
             (v7.load(Ordering::Relaxed), v6.load(Ordering::Relaxed)),
             (12_500, 7_600)
         );
+    }
+
+    #[test]
+    fn replay_only_raises_so_twice_or_out_of_order_is_harmless() {
+        let records = [
+            Limits { v7: 5, v6: 90 },
+            Limits { v7: 9, v6: 40 },
+            Limits { v7: 7, v6: 70 },
+        ];
+        let file = Limits { v7: 6, v6: 50 };
+        let in_order = records.iter().fold(file, |l, r| l.max(*r));
+        assert_eq!(in_order, Limits { v7: 9, v6: 90 });
+        let twice_reversed = records
+            .iter()
+            .chain(records.iter())
+            .rev()
+            .fold(file, |l, r| l.max(*r));
+        assert_eq!(twice_reversed, in_order);
+        // An old record never lowers what is there.
+        assert_eq!(in_order.max(Limits::default()), in_order);
     }
 
     #[test]
