@@ -170,8 +170,8 @@ def durable(r, t):
         return []
     d, pg = r["durable"], r["major"]
     out = ["", "### Durable order on against off", "",
-           "`uuid_ext.durable_margin` at its default (1 s: the horizon file is written once per second of "
-           "generation) against 0 (no file), switched with `ALTER SYSTEM` and a reload, alternated in each round; "
+           "`uuid_ext.durable_margin` at its default (1 s: the horizon worker keeps the file up to a second ahead, "
+           "writing it twice a second while UUIDs are made) against 0 (no file), switched with `ALTER SYSTEM` and a reload, alternated in each round; "
            f"the server runs with `fsync = {d['fsync']}`. Generation: {d['rows']:,} rows, {d['rounds']} rounds, in one "
            "session that reloads the setting between measurements (fresh backends differ by more than the effect "
            f"measured), net of the empty loop. pgbench: {d['clients']} clients, {d['seconds']} s, "
