@@ -14,7 +14,7 @@
 //! temporary file, fsynced, renamed, the directory fsynced. With the server's
 //! `fsync = off` the fsyncs are skipped, as PostgreSQL skips its own.
 //!
-//! Who raises a limit: the horizon worker, ahead of use ([`Shared::extend_ahead`]),
+//! Who raises a limit: the horizon worker, ahead of use ([`extend_ahead`]),
 //! and a call whose value would pass it, inline (a burst faster than the
 //! worker). Either way the file is written first, then, with
 //! `uuid_ext.durable_wal`, a WAL record is inserted and flushed (`wal.rs`),
