@@ -254,12 +254,6 @@ pub fn shared_words(version: u8) -> Option<horizon::Shared> {
     shared().map(|w| shared_of(w, version))
 }
 
-/// The server's shared v7 word (None without shared memory), whatever this
-/// session's mode.
-pub fn shared_v7() -> Option<&'static AtomicU64> {
-    shared().map(|w| &w.v7)
-}
-
 /// The last watermark replayed from the WAL (0: none).
 pub fn replayed_watermark() -> Option<&'static AtomicU64> {
     shared().map(|w| &w.replayed_watermark)

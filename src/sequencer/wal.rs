@@ -26,13 +26,12 @@ use crate::guc;
 /// Whether records are written now: the setting, on a server that is not
 /// in recovery (a standby, or a server still replaying, writes no WAL).
 pub fn logging() -> bool {
-    // SAFETY: a plain question to the WAL machinery, valid in any backend.
-    guc::durable_wal() && !unsafe { pg_sys::RecoveryInProgress() }
+    guc::durable_wal() && !in_recovery()
 }
 
 /// Whether this server is in recovery (a standby, or still replaying).
 pub fn in_recovery() -> bool {
-    // SAFETY: as above.
+    // SAFETY: a plain question to the WAL machinery, valid in any backend.
     unsafe { pg_sys::RecoveryInProgress() }
 }
 
@@ -52,7 +51,7 @@ mod rmgr {
     unsafe impl Sync for Entry {}
 
     static ENTRY: Entry = Entry(pg_sys::RmgrData {
-        rm_name: c"uuid_ext".as_ptr(),
+        rm_name: wal::RMGR_NAME.as_ptr(),
         rm_redo: Some(redo),
         rm_desc: Some(desc),
         rm_identify: Some(identify),
@@ -63,10 +62,6 @@ mod rmgr {
     });
 
     pub fn register() {
-        debug_assert_eq!(
-            unsafe { CStr::from_ptr(ENTRY.0.rm_name) }.to_str(),
-            Ok(wal::RMGR_NAME)
-        );
         // SAFETY: from _PG_init while preloading, the only time PostgreSQL
         // accepts it; the entry is copied into its table. (The argument is
         // `*mut` on 15, `*const` on 16 and later.)

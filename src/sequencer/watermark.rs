@@ -270,7 +270,7 @@ fn min_prepared() -> u64 {
 /// (None without shared memory): every v7 word value below it belongs to a
 /// transaction that has ended.
 pub fn current() -> Option<u64> {
-    shmem::shared_v7().map(|word| watermark::read(word, backend_slots(), min_prepared))
+    shmem::shared_words(7).map(|s| watermark::read(s.word, backend_slots(), min_prepared))
 }
 
 /// Redo of a watermark record: what a standby answers from now on.
@@ -304,8 +304,8 @@ fn uuid_v7_watermark() -> Uuid {
     if !guc::commit_watermark() {
         error::watermark_unavailable("uuid_ext.commit_watermark is off");
     }
-    let (word, _) = shmem::v7_word();
-    let value = watermark::read(word, backend_slots(), min_prepared);
+    // The shared word exists (checked above).
+    let value = current().unwrap_or_else(|| error::watermark_unavailable("no shared memory"));
     Uuid::from_bytes(v7::from_word(value, 0))
 }
 

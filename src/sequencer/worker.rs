@@ -93,7 +93,7 @@ impl State {
                 self.last_failure = Some(text);
             }
         }
-        if guc::durable_wal() && guc::commit_watermark() && wal::logging() {
+        if guc::commit_watermark() && wal::logging() {
             if let Some(w) = watermark::current() {
                 // The next record starts at the end of ours rounded up to 8
                 // bytes (or past a page header): only more than that is

@@ -18,11 +18,9 @@ VAR=value words the server runs with: LD_PRELOAD and libfaketime's).
 """
 import datetime
 import os
-import re
-import signal
 import subprocess
 import time
-from pg import GENERATORS, fail, ok, q, unix_ms, wait_for
+from pg import GENERATORS, fail, horizon_words, kill_server, ok, q, unix_ms, wait_for
 
 DATA = os.environ["PGDATA"]
 HORIZON = os.path.join(DATA, "uuid_ext.horizon")
@@ -49,19 +47,7 @@ def stop(mode):
 
 
 def kill_all():
-    """SIGKILL to the postmaster and every process it started, at once: no
-    exit callback runs, nothing is written at the end."""
-    pid = int(open(os.path.join(DATA, "postmaster.pid")).readline())
-    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
-    for p in [pid, *map(int, children)]:
-        try:
-            os.kill(p, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-    def gone():
-        return all(not os.path.exists(f"/proc/{p}") for p in [pid, *map(int, children)])
-    wait_for(gone, "every server process to die")
+    kill_server(DATA)
 
 
 def set_clock(spec):
@@ -87,11 +73,7 @@ def v6_word(u):
 
 
 def file_words():
-    text = open(HORIZON).read()
-    m = re.search(r"^v7 ([0-9a-f]{16}) .*\nv6 ([0-9a-f]{16}) ", text, re.M)
-    if not m:
-        fail(f"the horizon file is not as expected:\n{text}")
-    return int(m.group(1), 16), int(m.group(2), 16)
+    return horizon_words(DATA)
 
 
 def must_stay_above(before, what):

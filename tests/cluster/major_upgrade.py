@@ -23,11 +23,6 @@ BASE_PORT = int(os.environ["BASE_PORT"])
 OLD, NEW = os.environ["PG_OLD_MAJOR"], os.environ["PG_NEW_MAJOR"]
 
 
-def least_new(srv, n=1_000):
-    return {v: uuid_int(srv.q(f"SELECT min(id::text) FROM (SELECT {gen} AS id FROM generate_series(1, {n})) s"))
-            for v, gen in GENERATORS.items()}
-
-
 def main():
     make_dir(WORK)
     conf = ["shared_preload_libraries = 'uuid_ext'", "uuid_ext.durable_wal = on"]
@@ -59,7 +54,7 @@ def main():
     if new.q("SELECT count(*) || ' ' || md5(string_agg(id::text || id6::text || k::text, ',' ORDER BY n)) "
              "FROM t") != rows:
         fail("the upgraded table does not read back as it was")
-    below = least_new(new)
+    below = new.least_new()
     if not all(below[v] < top[v] for v in GENERATORS):
         fail("without the copied horizon file the new server's UUIDs did not sort below the old keys")
     new.stop()
@@ -70,7 +65,7 @@ def main():
     shutil.copy2(os.path.join(old.data, "uuid_ext.horizon"), os.path.join(new.data, "uuid_ext.horizon"))
     shutil.chown(os.path.join(new.data, "uuid_ext.horizon"), os.environ.get("UUID_EXT_USER", "uuidext"))
     new.start()
-    above = least_new(new)
+    above = new.least_new()
     for v in GENERATORS:
         if above[v] <= top[v]:
             fail(f"with the horizon file copied, a new UUIDv{v} {above[v]:032x} is not above the old {top[v]:032x}")

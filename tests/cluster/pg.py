@@ -1,5 +1,7 @@
 """Small helpers for the cluster tests: psql as a subprocess, UUID fields."""
 import os
+import re
+import signal
 import subprocess
 import sys
 import time
@@ -55,6 +57,29 @@ def wait_for(pred, what, timeout=60):
             return
         time.sleep(0.1)
     fail(f"timed out waiting for {what}")
+
+
+def kill_server(data):
+    """SIGKILL to the postmaster of data directory `data` and every process
+    it started, at once: no exit callback runs, nothing is written at the end."""
+    pid = int(open(os.path.join(data, "postmaster.pid")).readline())
+    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    procs = [pid, *map(int, children)]
+    for p in procs:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    wait_for(lambda: all(not os.path.exists(f"/proc/{p}") for p in procs), "every server process to die")
+
+
+def horizon_words(data):
+    """The v7 and v6 words the horizon file in data directory `data` holds."""
+    text = open(os.path.join(data, "uuid_ext.horizon")).read()
+    m = re.search(r"^v7 ([0-9a-f]{16}) .*\nv6 ([0-9a-f]{16}) ", text, re.M)
+    if not m:
+        fail(f"the horizon file of {data} is not as expected:\n{text}")
+    return int(m.group(1), 16), int(m.group(2), 16)
 
 
 GREGORIAN_TO_UNIX_100NS = 0x01B21DD213814000

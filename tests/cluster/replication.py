@@ -31,12 +31,11 @@ Env: PGBIN, UUID_EXT_USER, FAKETIME_LIB; WORK (a directory of its own);
 BASE_PORT (this test uses the next eight ports). Runs with psycopg 3.
 """
 import os
-import re
 import subprocess
 import time
 
 import watermark
-from pg import GENERATORS, fail, ok, wait_for
+from pg import GENERATORS, fail, horizon_words, ok, unix_ms, wait_for, word
 from servers import Server, make_dir, uuid_int, wal_rmgr_error
 
 WORK = os.environ["WORK"]
@@ -70,35 +69,10 @@ def maxima(srv):
     return {7: uuid_int(row[0]), 6: uuid_int(row[1])}
 
 
-def newest_and_least(srv, n=1_000):
-    """The least of n new UUIDs of each version made by `srv`: {version: int}."""
-    return {v: uuid_int(srv.q(f"SELECT min(id::text) FROM (SELECT {gen} AS id FROM generate_series(1, {n})) s"))
-            for v, gen in GENERATORS.items()}
-
-
-def unix_ms(u):
-    return u >> 80
-
-
 def must_be_above(new, old, what):
     for v in GENERATORS:
         if new[v] <= old[v]:
             fail(f"{what}: a new UUIDv{v} {new[v]:032x} is not above the replayed {old[v]:032x}")
-
-
-def horizon_file(srv):
-    text = open(os.path.join(srv.data, "uuid_ext.horizon")).read()
-    m = re.search(r"^v7 ([0-9a-f]{16}) .*\nv6 ([0-9a-f]{16}) ", text, re.M)
-    if not m:
-        fail(f"{srv.name}: the horizon file is not as expected:\n{text}")
-    return {7: int(m.group(1), 16), 6: int(m.group(2), 16)}
-
-
-def word(u, v):
-    """The sequencer word a UUID carries."""
-    if v == 6:
-        return ((u >> 80) << 12) | ((u >> 64) & 0xFFF)
-    return ((u >> 80) << 16) | (((u >> 64) & 0xFFF) << 4) | ((u >> 58) & 0xF)
 
 
 def start_primary(wal):
@@ -154,7 +128,7 @@ def main():
     p.wait_replayed(s4)
     if maxima(s1) != replayed:
         fail("standby1 has not replayed every key")
-    on_standby = newest_and_least(s1)
+    on_standby = s1.least_new()
     must_be_above(on_standby, replayed, "UUIDs made by a read-only query on the standby")
     ok("a standby made with pg_basebackup -R replays 100,000 keys; UUIDs made by read-only queries on it are "
        "above every key it replayed (v7 and v6); the horizon worker does not run there")
@@ -165,7 +139,7 @@ def main():
     s1.promote()
     wait_for(lambda: s1.q("SELECT uuid_ext_info() ->> 'horizon_worker_pid'") != "",
              "the horizon worker to start at promotion")
-    after = newest_and_least(s1)
+    after = s1.least_new()
     must_be_above(after, replayed, "promotion with the standby's clock a day behind")
     make_keys(s1, 10)
     if s1.q("SELECT string_agg(n::text, ',' ORDER BY id) FROM (SELECT * FROM t ORDER BY id DESC LIMIT 10) s") \
@@ -177,9 +151,9 @@ def main():
 
     # 2. A restartpoint, an immediate stop, a restart a day behind, promotion.
     s4.q("CHECKPOINT")  # a restartpoint: recovery after a restart begins past the records above
-    file_after = horizon_file(s4)
+    file_after = dict(zip((7, 6), horizon_words(s4.data)))
     for v in GENERATORS:
-        if file_after[v] < word(replayed[v], v):
+        if file_after[v] < word(replayed[v]):
             fail(f"standby4's horizon file (v{v} {file_after[v]:x}) is below the replayed keys: redo did not write it")
     # A base backup taken from the standby, started on its own a day behind.
     b = server("from_standby", 7)
@@ -191,14 +165,14 @@ def main():
     b.set_clock("-1d")
     b.start()
     wait_for(lambda: b.q("SELECT pg_is_in_recovery()") == "f", "the copy of the standby to finish recovery")
-    must_be_above(newest_and_least(b), replayed, "a base backup taken from a standby, started a day behind")
+    must_be_above(b.least_new(), replayed, "a base backup taken from a standby, started a day behind")
     b.stop()
     s4.stop("immediate")
     s4.set_clock("-1d")
     s4.start()
     p.wait_replayed(s4)
     s4.promote()
-    must_be_above(newest_and_least(s4), replayed, "a standby restarted after a restartpoint, then promoted")
+    must_be_above(s4.least_new(), replayed, "a standby restarted after a restartpoint, then promoted")
     ok("a standby's redo writes its own horizon file, which covers every replayed key; a base backup taken from "
        "the standby, started a day behind: above; the standby after a restartpoint, an immediate stop and a "
        "restart a day behind, promoted: above every replayed key")
@@ -216,7 +190,7 @@ def main():
     s3.start(check=False)  # it may stop at a record the backup holds already
     make_keys(p, 10)
     wait_for(lambda: not s3.running(), "the standby without uuid_ext to stop")
-    log = s3.log_since(0)
+    log = s3.log_text()
     if not wal_rmgr_error(log) or "FATAL" not in log:
         fail(f"the standby without the library did not stop with the documented error:\n{log}")
     s3.configure("shared_preload_libraries = 'uuid_ext'")
@@ -240,7 +214,7 @@ def main():
     wait_for(lambda: r.q("SELECT pg_is_in_recovery()") == "f", "the restore to reach its target", 120)
     if maxima(r) != replayed:
         fail("the restore did not stop at the restore point")
-    must_be_above(newest_and_least(r), replayed, "point-in-time recovery with the clock a day behind")
+    must_be_above(r.least_new(), replayed, "point-in-time recovery with the clock a day behind")
     ok("point-in-time recovery from a base backup taken before any key and the archived WAL, to a restore point, "
        "with the clock a day behind: every new key is above every restored one")
     r.stop()
@@ -252,7 +226,7 @@ def main():
     p.kill_all()
     p.set_clock("-2d")
     p.start()
-    must_be_above(newest_and_least(p), before, "records, CHECKPOINT, SIGKILL of every process, clock two days behind")
+    must_be_above(p.least_new(), before, "records, CHECKPOINT, SIGKILL of every process, clock two days behind")
     ok("records, a CHECKPOINT (recovery replays none of them), SIGKILL of every server process, the clock two "
        "days behind: above (the horizon file holds what the skipped records held)")
     p.stop()
@@ -269,7 +243,7 @@ def main():
         fail(f"uuid_v7_watermark() on a standby of a primary without WAL logging: {r.stdout}{r.stderr}")
     s.set_clock("-1d")
     s.promote()
-    after = newest_and_least(s)
+    after = s.least_new()
     below = [v for v in GENERATORS if after[v] <= replayed[v]]
     if below != [7, 6]:
         fail(f"with uuid_ext.durable_wal = off the promoted standby still stayed above (v{below})")

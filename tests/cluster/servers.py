@@ -8,10 +8,9 @@ FAKETIME_LIB (libfaketime's library).
 import os
 import re
 import shutil
-import signal
 import subprocess
 
-from pg import fail, wait_for
+from pg import GENERATORS, fail, kill_server, wait_for
 
 USER = os.environ.get("UUID_EXT_USER", "uuidext")
 
@@ -73,7 +72,7 @@ class Server:
                 "FAKETIME_NO_CACHE=1", "FAKETIME_DONT_FAKE_MONOTONIC=1"]
 
     # --- running it ---------------------------------------------------------
-    def pg_ctl(self, *args, check=True):
+    def pg_ctl(self, *args):
         return as_user([os.path.join(self.bindir, "pg_ctl"), "-D", self.data, "-w", "-t", "90", *args],
                        check=False, env=self.env())
 
@@ -97,15 +96,7 @@ class Server:
 
     def kill_all(self):
         """SIGKILL to the postmaster and every process it started, at once."""
-        pid = int(open(os.path.join(self.data, "postmaster.pid")).readline())
-        children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
-        procs = [pid, *map(int, children)]
-        for p in procs:
-            try:
-                os.kill(p, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        wait_for(lambda: all(not os.path.exists(f"/proc/{p}") for p in procs), f"{self.name} to die")
+        kill_server(self.data)
 
     def promote(self):
         r = self.pg_ctl("promote")
@@ -113,22 +104,14 @@ class Server:
             fail(f"{self.name}: promote failed:\n{r.stdout}{r.stderr}\n{self.log_tail()}")
         wait_for(lambda: self.q("SELECT pg_is_in_recovery()") == "f", f"{self.name} to leave recovery")
 
-    def log_tail(self, n=3000):
+    def log_text(self):
         try:
-            return open(self.log).read()[-n:]
+            return open(self.log).read()
         except FileNotFoundError:
             return "(no log)"
 
-    def log_size(self):
-        try:
-            return os.path.getsize(self.log)
-        except FileNotFoundError:
-            return 0
-
-    def log_since(self, offset):
-        with open(self.log) as f:
-            f.seek(offset)
-            return f.read()
+    def log_tail(self, n=3000):
+        return self.log_text()[-n:]
 
     # --- talking to it ------------------------------------------------------
     def conninfo(self, db="postgres"):
@@ -141,6 +124,11 @@ class Server:
         if check and r.returncode != 0:
             fail(f"{self.name}: query failed: {sql}\n{r.stderr}")
         return r.stdout.strip() if check else r
+
+    def least_new(self, n=1_000):
+        """The least of n new UUIDs of each version this server makes: {version: int}."""
+        return {v: uuid_int(self.q(f"SELECT min(id::text) FROM (SELECT {gen} AS id FROM generate_series(1, {n})) s"))
+                for v, gen in GENERATORS.items()}
 
     def base_backup(self, target, *args):
         """pg_basebackup of this server into `target` (a Server), as its user."""

@@ -56,7 +56,8 @@ pub fn target(needed: u64, margin: u64, max: u64) -> u64 {
 /// The body of [`Horizon::extend`], run by the caller under its lock:
 /// when `limit` does not cover `needed` yet (another caller may have raised
 /// it while this one waited for the lock), `persist`s the new limit, a
-/// margin above `needed`, then publishes it. Returns whether it wrote.
+/// margin above `needed`, then publishes it ([`raise_all_locked`] for one
+/// limit). Returns whether it wrote.
 pub fn extend_locked<E>(
     limit: &AtomicU64,
     needed: u64,
@@ -64,29 +65,8 @@ pub fn extend_locked<E>(
     max: u64,
     persist: impl FnOnce(u64) -> Result<(), E>,
 ) -> Result<bool, E> {
-    raise_locked(limit, needed, target(needed, margin, max), persist)
-}
-
-/// Under the caller's lock: when `limit` does not cover `needed`,
-/// `persist`s `new` (at least `needed`), then publishes it. Returns whether
-/// it wrote.
-///
-/// The new limit is stored with `Release` after `persist` returned, and
-/// read with `Acquire` by [`Horizon::limit`]: a caller that sees it hands
-/// out values only below a limit that was on disk first.
-pub fn raise_locked<E>(
-    limit: &AtomicU64,
-    needed: u64,
-    new: u64,
-    persist: impl FnOnce(u64) -> Result<(), E>,
-) -> Result<bool, E> {
-    debug_assert!(new >= needed);
-    if limit.load(Ordering::Acquire) >= needed {
-        return Ok(false);
-    }
-    persist(new)?;
-    limit.store(new, Ordering::Release);
-    Ok(true)
+    let plan = (needed, target(needed, margin, max));
+    raise_all_locked([(limit, Some(plan))], |[new]| persist(new))
 }
 
 /// What a background extender should do for one word (issue 15): when the
@@ -115,11 +95,15 @@ pub fn ahead(
     Some((needed, target(base, margin, max)))
 }
 
-/// [`raise_locked`] for limits that are written together (the file and the
-/// WAL record hold both words'): every limit whose plan's `needed` it does
-/// not cover is raised to the plan's `new`. `persist` gets every limit's new
-/// value (raised, or as it is) and runs once, before any is published.
-/// Returns whether it wrote.
+/// Under the caller's lock, for limits that are written together (the file
+/// and the WAL record hold both words'): every limit whose plan's `needed`
+/// it does not cover is raised to the plan's `new`. `persist` gets every
+/// limit's new value (raised, or as it is) and runs once, before any is
+/// published. Returns whether it wrote.
+///
+/// The new limits are stored with `Release` after `persist` returned, and
+/// read with `Acquire` by [`Horizon::limit`]: a caller that sees one hands
+/// out values only below a limit that was on disk first.
 pub fn raise_all_locked<const N: usize, E>(
     plans: [(&AtomicU64, Option<(u64, u64)>); N],
     persist: impl FnOnce([u64; N]) -> Result<(), E>,

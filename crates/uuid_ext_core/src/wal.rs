@@ -29,8 +29,9 @@ use crate::v7;
 /// custom WAL resource managers
 /// (<https://wiki.postgresql.org/wiki/CustomWALResourceManagers>).
 pub const RMGR_ID: u8 = 197;
-/// Its name, as `pg_waldump` and `pg_walinspect` show it.
-pub const RMGR_NAME: &str = "uuid_ext";
+/// Its name, as `pg_waldump` and `pg_walinspect` show it (a C string:
+/// PostgreSQL keeps the pointer).
+pub const RMGR_NAME: &std::ffi::CStr = c"uuid_ext";
 
 /// The info byte of each kind (PostgreSQL keeps the low four bits).
 pub const INFO_HORIZON: u8 = 0x10;
