@@ -79,9 +79,16 @@ pub fn io_cause(e: &std::io::Error) -> String {
 
 /// The horizon file could not be written: no UUID above the horizon on disk
 /// is handed out. The SQLSTATE follows the cause, as PostgreSQL's
-/// `errcode_for_file_access` chooses it.
+/// `errcode_for_file_access` chooses it. The client sees the file's name in
+/// the data directory (as PostgreSQL's own messages name files); the full
+/// path goes to the server log only, since roles without
+/// `pg_read_all_settings` may not learn where the data directory is.
 #[track_caller]
-pub fn horizon_unwritable(path: &std::path::Path, cause: &std::io::Error) -> ! {
+pub fn horizon_unwritable(
+    path: &std::path::Path,
+    shown: &std::path::Path,
+    cause: &std::io::Error,
+) -> ! {
     let code = match cause.raw_os_error() {
         Some(libc::EACCES | libc::EPERM | libc::EROFS) => {
             PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE
@@ -94,11 +101,21 @@ pub fn horizon_unwritable(path: &std::path::Path, cause: &std::io::Error) -> ! {
         }
         _ => PgSqlErrorCode::ERRCODE_IO_ERROR,
     };
+    ErrorReport::new(
+        code,
+        format!(
+            "uuid_ext: could not write \"{}\": {}",
+            path.display(),
+            io_cause(cause)
+        ),
+        "uuid_ext",
+    )
+    .report(PgLogLevel::LOG_SERVER_ONLY);
     raise(
         code,
         format!(
-            "could not write the UUID sequencer horizon \"{}\": {}",
-            path.display(),
+            "could not write the UUID sequencer horizon \"{}\" in the data directory: {}",
+            shown.display(),
             io_cause(cause)
         ),
         Some(

@@ -66,17 +66,20 @@ pub fn seed_random() {
 fn stopped(version: u8, stop: Stop<horizon::WriteError>) -> ! {
     match stop {
         Stop::Exhausted => error::sequence_exhausted(version),
-        Stop::Horizon(e) => error::horizon_unwritable(&e.path, &e.cause),
+        Stop::Horizon(e) => {
+            error::horizon_unwritable(&e.path, &horizon::in_data_dir(&e.path), &e.cause)
+        }
     }
 }
 
 /// The next UUIDv7 sequence word and 64 random bits.
 #[inline]
 fn next_v7() -> (u64, u64) {
-    let candidate = v7::candidate(clock_ns());
+    let now = clock_ns();
+    let candidate = v7::candidate(now);
     let pid = my_pid();
     let (word, limit) = shmem::v7_word();
-    watermark::before_draw(word);
+    watermark::before_draw(word, now);
     GENERATOR.with_borrow_mut(|g| {
         let word =
             g.v7.next_within(word, &limit, candidate, v7::MAX_WORD)

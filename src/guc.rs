@@ -1,8 +1,8 @@
 //! The settings: `uuid_ext.monotonicity` (SPEC §3), which sequencer word a
 //! session uses; and for the shared sequencer (SPEC §4)
 //! `uuid_ext.durable_margin`, how far ahead of what it hands out its horizon
-//! on disk runs, `uuid_ext.commit_watermark`, `uuid_ext.durable_wal` and
-//! `uuid_ext.watermark_interval`.
+//! on disk runs, `uuid_ext.commit_watermark`, `uuid_ext.watermark_scope`,
+//! `uuid_ext.durable_wal` and `uuid_ext.watermark_interval`.
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting, PostgresGucEnum};
 use pgrx::pg_sys;
@@ -20,6 +20,20 @@ pub enum Monotonicity {
 
 static MONOTONICITY: GucSetting<Monotonicity> =
     GucSetting::<Monotonicity>::new(Monotonicity::Shared);
+
+#[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
+pub enum WatermarkScope {
+    /// The announcements of transactions in the caller's database.
+    #[name = c"database"]
+    Database,
+    /// Every database's: for writers that draw keys in one database for
+    /// rows of another (postgres_fdw, dblink).
+    #[name = c"server"]
+    Server,
+}
+
+static WATERMARK_SCOPE: GucSetting<WatermarkScope> =
+    GucSetting::<WatermarkScope>::new(WatermarkScope::Database);
 
 /// The default margin: one second of generation per write of the horizon.
 pub const DEFAULT_DURABLE_MARGIN_MS: i32 = 1_000;
@@ -39,6 +53,17 @@ pub fn register() {
           else this backend's own. backend: this backend's own sequence. A session never goes \
           below its own last value when it switches.",
         &MONOTONICITY,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_enum_guc(
+        c"uuid_ext.watermark_scope",
+        c"Whose open transactions hold back this session's uuid_v7_watermark(): database or server.",
+        c"database: the transactions of this database (and its prepared transactions), so no other \
+          database's can hold it back. server: every database's, for writers that draw keys in one \
+          database for rows of another (postgres_fdw, dblink). On a standby the watermark is the \
+          primary's server-wide one either way.",
+        &WATERMARK_SCOPE,
         GucContext::Userset,
         GucFlags::default(),
     );
@@ -99,6 +124,12 @@ pub fn register() {
 #[inline]
 pub fn monotonicity() -> Monotonicity {
     MONOTONICITY.get()
+}
+
+/// `uuid_ext.watermark_scope`.
+#[inline]
+pub fn watermark_scope() -> WatermarkScope {
+    WATERMARK_SCOPE.get()
 }
 
 /// `uuid_ext.durable_margin` in milliseconds (0: persistence off).

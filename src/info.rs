@@ -29,7 +29,7 @@ fn uuid_ext_info() -> JsonB {
         serde_json::json!({
             "v7": core_horizon::v7_time(l.v7),
             "v6": core_horizon::v6_time(l.v6),
-            "file": horizon::file_path().display().to_string(),
+            "file": horizon_file_shown(),
             "writes_by_worker": n(|w| &w.by_worker),
             "writes_inline": n(|w| &w.inline),
         })
@@ -55,20 +55,50 @@ fn uuid_ext_info() -> JsonB {
     }))
 }
 
+/// The horizon file as this role may see it: its full path for roles that
+/// may read `data_directory` (superusers and members of
+/// `pg_read_all_settings`), else its name in the data directory.
+fn horizon_file_shown() -> String {
+    // SAFETY: plain catalog questions about the current user, in a
+    // transaction (a SQL function runs in one).
+    let privileged = unsafe {
+        pg_sys::has_privs_of_role(
+            pg_sys::GetUserId(),
+            pg_sys::Oid::from(pg_sys::ROLE_PG_READ_ALL_SETTINGS),
+        )
+    };
+    if privileged {
+        horizon::file_path().display().to_string()
+    } else {
+        horizon::FILE_NAME.to_string()
+    }
+}
+
 // One NOTICE, at CREATE EXTENSION only (never per connection), when the
 // library is not preloaded. PostgreSQL runs extension scripts with
 // client_min_messages raised to WARNING, which would swallow a NOTICE; the
 // script lowers it for this one message (the setting is restored when the
-// script ends).
+// script ends). Hardened as sql/opclasses.sql's block is: search_path
+// pinned and restored, every name schema-qualified, ours through the
+// schema pg_extension records.
 extension_sql!(
     r#"
 DO $$
+DECLARE
+  saved pg_catalog.text := pg_catalog.current_setting('search_path');
+  ext pg_catalog.text := (SELECT e.extnamespace::pg_catalog.regnamespace::pg_catalog.text
+                          FROM pg_catalog.pg_extension e WHERE e.extname OPERATOR(pg_catalog.=) 'uuid_ext');
+  preloaded pg_catalog.bool;
 BEGIN
-  IF NOT (uuid_ext_info() ->> 'preloaded')::boolean THEN
-    PERFORM set_config('client_min_messages', 'notice', true);
+  PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+  EXECUTE pg_catalog.format('SELECT (%s.uuid_ext_info() OPERATOR(pg_catalog.->>) %L::pg_catalog.text)::pg_catalog.bool', ext, 'preloaded')
+    INTO preloaded;
+  IF NOT preloaded THEN
+    PERFORM pg_catalog.set_config('client_min_messages', 'notice', true);
     RAISE NOTICE 'uuid_ext is not in shared_preload_libraries: UUIDs are ordered within each session, not across the server'
       USING HINT = 'Add uuid_ext to shared_preload_libraries in postgresql.conf and restart PostgreSQL to order them across every session.';
   END IF;
+  PERFORM pg_catalog.set_config('search_path', saved, true);
 END
 $$;
 "#,

@@ -95,6 +95,13 @@ pub fn file_path() -> PathBuf {
     data_dir().join(FILE_NAME)
 }
 
+/// `path` relative to the data directory (a backend's working directory),
+/// as PostgreSQL's own messages name files.
+pub fn in_data_dir(path: &std::path::Path) -> PathBuf {
+    path.strip_prefix(data_dir())
+        .map_or_else(|_| path.to_path_buf(), std::path::Path::to_path_buf)
+}
+
 /// A write of the file that failed: which file, and why.
 #[derive(Debug)]
 pub struct WriteError {

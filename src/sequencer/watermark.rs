@@ -4,7 +4,9 @@
 //!
 //! Shared memory holds one slot per backend (indexed by the backend's place
 //! in PostgreSQL's array of processes; a parallel worker uses its leader's)
-//! and one per prepared transaction. A backend announces in its slot before
+//! and one per prepared transaction. Each announcement carries its database
+//! (`MyDatabaseId`), so `uuid_v7_watermark()` counts only its own
+//! database's by default (`uuid_ext.watermark_scope`). A backend announces in its slot before
 //! its transaction first advances the shared v7 word, and a transaction
 //! callback withdraws the announcement at commit or abort, events PostgreSQL
 //! fires after the transaction has left the proc array, so its end is
@@ -21,27 +23,27 @@
 //! replayed (`wal.rs`, `worker.rs`).
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 
 use pgrx::datum::Uuid;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use uuid_ext_core::v7;
-use uuid_ext_core::watermark::{self, NONE};
+use uuid_ext_core::watermark::{self, Scope, Slot, NONE};
 
 use super::{horizon, shmem, wal};
 use crate::{error, guc};
 
-/// A prepared transaction's announcement: its XID (0: free) and value.
+/// A prepared transaction's announcement: its XID (0: free) and the slot.
 #[repr(C)]
 struct PreparedSlot {
     xid: AtomicU32,
-    value: AtomicU64,
+    slot: Slot,
 }
 
 const SEGMENT_NAME: &std::ffi::CStr = c"uuid_ext commit watermark";
 
-static BACKENDS: AtomicPtr<AtomicU64> = AtomicPtr::new(std::ptr::null_mut());
+static BACKENDS: AtomicPtr<Slot> = AtomicPtr::new(std::ptr::null_mut());
 static N_BACKENDS: AtomicUsize = AtomicUsize::new(0);
 static PREPARED: AtomicPtr<PreparedSlot> = AtomicPtr::new(std::ptr::null_mut());
 static N_PREPARED: AtomicUsize = AtomicUsize::new(0);
@@ -69,7 +71,7 @@ fn counts() -> (usize, usize) {
 }
 
 fn size_of_segment(backends: usize, prepared: usize) -> usize {
-    backends * std::mem::size_of::<AtomicU64>() + prepared * std::mem::size_of::<PreparedSlot>()
+    backends * std::mem::size_of::<Slot>() + prepared * std::mem::size_of::<PreparedSlot>()
 }
 
 /// The shared memory to ask for (from the shmem_request hook).
@@ -91,21 +93,22 @@ pub unsafe fn shmem_startup() {
         pg_sys::ShmemInitStruct(SEGMENT_NAME.as_ptr(), size_of_segment(b, p), &mut found)
     }
     .cast::<u8>();
-    let backends = base.cast::<AtomicU64>();
+    let backends = base.cast::<Slot>();
     // SAFETY: the prepared slots follow the backends' within the segment;
-    // both are 8-byte aligned (ShmemInitStruct aligns the segment).
-    let prepared = unsafe { base.add(b * std::mem::size_of::<AtomicU64>()) }.cast::<PreparedSlot>();
+    // both are 8-byte aligned (ShmemInitStruct aligns the segment, and a
+    // Slot's size is a multiple of 8).
+    let prepared = unsafe { base.add(b * std::mem::size_of::<Slot>()) }.cast::<PreparedSlot>();
     if !found {
         for i in 0..b {
             // SAFETY: within the segment, not yet seen by any other process.
-            unsafe { backends.add(i).write(AtomicU64::new(NONE)) };
+            unsafe { backends.add(i).write(Slot::new()) };
         }
         for i in 0..p {
             // SAFETY: as above.
             unsafe {
                 prepared.add(i).write(PreparedSlot {
                     xid: AtomicU32::new(0),
-                    value: AtomicU64::new(NONE),
+                    slot: Slot::new(),
                 })
             };
         }
@@ -116,7 +119,7 @@ pub unsafe fn shmem_startup() {
     PREPARED.store(prepared, Ordering::Release);
 }
 
-fn backend_slots() -> &'static [AtomicU64] {
+fn backend_slots() -> &'static [Slot] {
     let ptr = BACKENDS.load(Ordering::Acquire);
     if ptr.is_null() {
         return &[];
@@ -136,7 +139,7 @@ fn prepared_slots() -> &'static [PreparedSlot] {
 }
 
 /// This process's slot: its own, or its leader's in a parallel worker.
-fn my_slot() -> Option<&'static AtomicU64> {
+fn my_slot() -> Option<&'static Slot> {
     // SAFETY: MyProc and ProcGlobal are set for every backend and worker
     // before it runs SQL; a parallel worker's lockGroupLeader is its
     // leader's PGPROC, in the same array.
@@ -163,15 +166,23 @@ fn active() -> bool {
     guc::commit_watermark() && shmem::uses_shared()
 }
 
-/// Before this transaction first advances the shared v7 `word`: announce.
+/// This backend's database.
 #[inline]
-pub fn before_draw(word: &std::sync::atomic::AtomicU64) {
+fn my_database() -> u32 {
+    // SAFETY: set before a backend runs SQL, never changed after.
+    unsafe { pg_sys::MyDatabaseId }.into()
+}
+
+/// Before this transaction first advances the shared v7 `word`, at
+/// `clock_ns`: announce.
+#[inline]
+pub fn before_draw(word: &std::sync::atomic::AtomicU64, clock_ns: u64) {
     if ANNOUNCED.get() || !active() {
         return;
     }
     match my_slot() {
         Some(slot) => {
-            watermark::announce(word, slot);
+            slot.announce(word, my_database(), clock_ns / 1_000_000);
             ANNOUNCED.set(true);
         }
         None => error::no_watermark_slot(),
@@ -180,16 +191,15 @@ pub fn before_draw(word: &std::sync::atomic::AtomicU64) {
 
 /// At PREPARE TRANSACTION: the announcement moves to a prepared slot with
 /// the transaction's XID, stored there before it leaves the backend's slot.
-fn move_to_prepared(slot: &AtomicU64) {
-    let value = slot.load(Ordering::Acquire);
-    if value == NONE {
+fn move_to_prepared(slot: &Slot) {
+    if !slot.is_announced() {
         return;
     }
     // SAFETY: at XACT_EVENT_PREPARE the transaction still has its XID.
     let xid = unsafe { pg_sys::GetTopTransactionIdIfAny() };
     if xid == pg_sys::TransactionId::INVALID {
         // It wrote nothing: no row of it can commit later.
-        watermark::withdraw(slot);
+        slot.withdraw();
         return;
     }
     let moved = horizon::with_lock(horizon::PREPARED_LOCK, || {
@@ -199,12 +209,12 @@ fn move_to_prepared(slot: &AtomicU64) {
             held == 0 || !unsafe { pg_sys::TransactionIdIsInProgress(held.into()) }
         });
         free.map(|p| {
-            p.value.store(value, Ordering::Relaxed);
+            p.slot.take(slot);
             p.xid.store(xid.into_inner(), Ordering::Release);
         })
     });
     if moved.is_some() {
-        watermark::withdraw(slot);
+        slot.withdraw();
     } else {
         // Kept in the backend's slot instead, until its next transaction
         // ends: the watermark waits longer, never less.
@@ -228,8 +238,8 @@ unsafe extern "C-unwind" fn on_xact_event(
             // SAFETY: a global PostgreSQL sets at process start.
             if unsafe { pg_sys::ParallelWorkerNumber } < 0 {
                 if let Some(slot) = my_slot() {
-                    if slot.load(Ordering::Relaxed) != NONE {
-                        watermark::withdraw(slot);
+                    if slot.is_announced() {
+                        slot.withdraw();
                     }
                 }
             }
@@ -252,25 +262,41 @@ pub fn init_preloaded() {
     unsafe { pg_sys::RegisterXactCallback(Some(on_xact_event), std::ptr::null_mut()) };
 }
 
-/// The smallest announcement of a prepared transaction still in progress.
-fn min_prepared() -> u64 {
-    prepared_slots()
-        .iter()
-        .filter_map(|p| {
-            let xid = p.xid.load(Ordering::Acquire);
-            // SAFETY: a plain question to the proc array.
-            (xid != 0 && unsafe { pg_sys::TransactionIdIsInProgress(xid.into()) })
-                .then(|| p.value.load(Ordering::Acquire))
-        })
-        .min()
-        .unwrap_or(NONE)
+/// The announcements of prepared transactions still in progress that
+/// `scope` counts.
+fn prepared_announcements(scope: Scope) -> impl Iterator<Item = (u64, u64)> {
+    prepared_slots().iter().filter_map(move |p| {
+        let xid = p.xid.load(Ordering::Acquire);
+        // SAFETY: a plain question to the proc array.
+        if xid != 0 && unsafe { pg_sys::TransactionIdIsInProgress(xid.into()) } {
+            p.slot.counted(scope)
+        } else {
+            None
+        }
+    })
 }
 
-/// The primary's watermark now, from the shared v7 word and the slots
+/// Whose announcements this session's `uuid_v7_watermark()` counts.
+fn scope() -> Scope {
+    match guc::watermark_scope() {
+        guc::WatermarkScope::Database => Scope::Database(my_database()),
+        guc::WatermarkScope::Server => Scope::Server,
+    }
+}
+
+/// The watermark for `scope` now, from the shared v7 word and the slots
 /// (None without shared memory): every v7 word value below it belongs to a
-/// transaction that has ended.
-pub fn current() -> Option<u64> {
-    shmem::shared_words(7).map(|s| watermark::read(s.word, backend_slots(), min_prepared))
+/// transaction that has ended, or to another database's when `scope` is one
+/// database.
+pub fn current(scope: Scope) -> Option<u64> {
+    shmem::shared_words(7).map(|s| {
+        watermark::read(s.word, backend_slots(), scope, || {
+            prepared_announcements(scope)
+                .map(|(v, _)| v)
+                .min()
+                .unwrap_or(NONE)
+        })
+    })
 }
 
 /// Redo of a watermark record: what a standby answers from now on.
@@ -280,10 +306,11 @@ pub fn replay(value: u64) {
     }
 }
 
-/// The smallest UUIDv7 that a transaction still in progress might commit,
+/// The smallest UUIDv7 that a transaction still in progress in this
+/// database (in any, with `uuid_ext.watermark_scope = server`) might commit,
 /// or the next the sequencer will give when none is in progress: every
-/// UUIDv7 below it that will ever be visible already is. On a standby, the
-/// last watermark replayed from the primary's WAL.
+/// UUIDv7 below it that will ever be visible here already is. On a standby,
+/// the last watermark replayed from the primary's WAL (server-wide).
 #[pg_extern(volatile, parallel_safe)]
 fn uuid_v7_watermark() -> Uuid {
     if !shmem::preloaded() {
@@ -305,13 +332,21 @@ fn uuid_v7_watermark() -> Uuid {
         error::watermark_unavailable("uuid_ext.commit_watermark is off");
     }
     // The shared word exists (checked above).
-    let value = current().unwrap_or_else(|| error::watermark_unavailable("no shared memory"));
+    let value =
+        current(scope()).unwrap_or_else(|| error::watermark_unavailable("no shared memory"));
     Uuid::from_bytes(v7::from_word(value, 0))
 }
 
-/// For `uuid_ext_info()`: how far the oldest announcement's time is behind
-/// `now_ms`, in milliseconds (None when there is none).
+/// For `uuid_ext_info()`: how long ago the oldest open announcement that
+/// this session's watermark counts was made, at `now_ms` (None when there
+/// is none).
 pub fn oldest_announcement_age_ms(now_ms: u64) -> Option<u64> {
-    let oldest = watermark::min_announced(backend_slots()).min(min_prepared());
-    (oldest != NONE).then(|| now_ms.saturating_sub(oldest / v7::WORD_UNITS_PER_MS))
+    let scope = scope();
+    let oldest = watermark::oldest_since(backend_slots(), scope).min(
+        prepared_announcements(scope)
+            .map(|(_, t)| t)
+            .min()
+            .unwrap_or(NONE),
+    );
+    (oldest != NONE).then(|| now_ms.saturating_sub(oldest))
 }

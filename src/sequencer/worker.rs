@@ -24,6 +24,8 @@ use pgrx::bgworkers::{
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 
+use uuid_ext_core::watermark::Scope;
+
 use super::{horizon, shmem, wal, watermark};
 use crate::{error, generate, guc};
 
@@ -94,7 +96,7 @@ impl State {
             }
         }
         if guc::commit_watermark() && wal::logging() {
-            if let Some(w) = watermark::current() {
+            if let Some(w) = watermark::current(Scope::Server) {
                 // The next record starts at the end of ours rounded up to 8
                 // bytes (or past a page header): only more than that is
                 // other WAL. An idle server gets no record.

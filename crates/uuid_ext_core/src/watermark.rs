@@ -20,38 +20,139 @@
 //! the transaction ended. Either way `v` is below the watermark only if its
 //! transaction ended.
 //!
+//! A slot also holds the database of the transaction that announced and the
+//! time it announced, both stored before the value, so a reader that loads
+//! the value sees them. A reader can count only the announcements of one
+//! database ([`Scope::Database`]): the word is shared, but a value drawn in
+//! another database is a row of that database, which this reader never
+//! polls. (A slot reused by another backend between the reader's two loads
+//! can only be counted for the wrong database after the first announcement
+//! was withdrawn, that is after its transaction ended.)
+//!
 //! A transaction that prepares (two-phase commit) moves its announcement to
 //! a slot for prepared transactions, first storing it there and only then
 //! withdrawing it from its own; readers read the backends' slots before the
 //! prepared ones, so one of the two loads sees it.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-/// An empty slot.
+/// An empty slot's value (and its time).
 pub const NONE: u64 = u64::MAX;
 
-/// The announcement for a transaction about to draw from `word`: no greater
-/// than any value the word will give it (the next one is at least
-/// `word + 1`). Stored with `fetch_min`, so that a parallel worker announcing
-/// into its leader's slot never raises what the leader announced.
-#[inline]
-pub fn announce(word: &AtomicU64, slot: &AtomicU64) -> u64 {
-    let value = word.load(Ordering::Acquire).saturating_add(1);
-    slot.fetch_min(value, Ordering::SeqCst);
-    value
+/// One transaction's announcement: the value, the database it was made in,
+/// and when (Unix milliseconds). Lives in shared memory (`repr(C)`, atomics
+/// only).
+#[repr(C)]
+#[derive(Debug)]
+pub struct Slot {
+    value: AtomicU64,
+    since_ms: AtomicU64,
+    database: AtomicU32,
 }
 
-/// Withdraws an announcement, once the transaction's end is visible.
-#[inline]
-pub fn withdraw(slot: &AtomicU64) {
-    slot.store(NONE, Ordering::Release);
+impl Default for Slot {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
-/// The smallest announcement among `slots` (NONE when there is none).
-pub fn min_announced<'a>(slots: impl IntoIterator<Item = &'a AtomicU64>) -> u64 {
+/// Whose announcements a reader counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Those made in this database (an OID).
+    Database(u32),
+    /// Every database's.
+    Server,
+}
+
+impl Scope {
+    #[inline]
+    fn covers(self, database: u32) -> bool {
+        match self {
+            Scope::Database(d) => d == database,
+            Scope::Server => true,
+        }
+    }
+}
+
+impl Slot {
+    /// An empty slot.
+    pub const fn new() -> Self {
+        Slot {
+            value: AtomicU64::new(NONE),
+            since_ms: AtomicU64::new(NONE),
+            database: AtomicU32::new(0),
+        }
+    }
+
+    /// Announces for a transaction of `database` about to draw from `word`
+    /// at `now_ms`: a value no greater than any the word will give it (the
+    /// next one is at least `word + 1`). Stored with `fetch_min`, so that a
+    /// parallel worker announcing into its leader's slot never raises what
+    /// (nor when) the leader announced.
+    #[inline]
+    pub fn announce(&self, word: &AtomicU64, database: u32, now_ms: u64) -> u64 {
+        self.database.store(database, Ordering::Relaxed);
+        self.since_ms.fetch_min(now_ms, Ordering::Relaxed);
+        let value = word.load(Ordering::Acquire).saturating_add(1);
+        self.value.fetch_min(value, Ordering::SeqCst);
+        value
+    }
+
+    /// Withdraws the announcement, once the transaction's end is visible.
+    #[inline]
+    pub fn withdraw(&self) {
+        self.value.store(NONE, Ordering::Release);
+        self.since_ms.store(NONE, Ordering::Relaxed);
+    }
+
+    /// Whether the slot holds an announcement.
+    #[inline]
+    pub fn is_announced(&self) -> bool {
+        self.value.load(Ordering::Relaxed) != NONE
+    }
+
+    /// Takes `other`'s announcement (a prepared transaction's move): the
+    /// database and time first, the value last.
+    pub fn take(&self, other: &Slot) {
+        self.database
+            .store(other.database.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.since_ms
+            .store(other.since_ms.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.value
+            .store(other.value.load(Ordering::Acquire), Ordering::Release);
+    }
+
+    /// The announcement, if there is one and `scope` counts it: its value
+    /// and when it was made.
+    #[inline]
+    pub fn counted(&self, scope: Scope) -> Option<(u64, u64)> {
+        let value = self.value.load(Ordering::Acquire);
+        if value == NONE || !scope.covers(self.database.load(Ordering::Relaxed)) {
+            return None;
+        }
+        Some((value, self.since_ms.load(Ordering::Relaxed)))
+    }
+}
+
+/// The smallest announcement among `slots` that `scope` counts (NONE when
+/// there is none).
+pub fn min_announced<'a>(slots: impl IntoIterator<Item = &'a Slot>, scope: Scope) -> u64 {
     slots
         .into_iter()
-        .map(|s| s.load(Ordering::Acquire))
+        .filter_map(|s| s.counted(scope))
+        .map(|(v, _)| v)
+        .min()
+        .unwrap_or(NONE)
+}
+
+/// When the oldest announcement among `slots` that `scope` counts was made
+/// (Unix ms; NONE when there is none).
+pub fn oldest_since<'a>(slots: impl IntoIterator<Item = &'a Slot>, scope: Scope) -> u64 {
+    slots
+        .into_iter()
+        .filter_map(|s| s.counted(scope))
+        .map(|(_, since)| since)
         .min()
         .unwrap_or(NONE)
 }
@@ -64,15 +165,16 @@ pub fn watermark(word_before: u64, min_announced: u64) -> u64 {
 }
 
 /// Reads `word`, then `backends`, then calls `prepared` for the smallest
-/// prepared transaction's announcement (in that order: see the module's
-/// comment), and returns the watermark.
+/// prepared transaction's announcement in `scope` (in that order: see the
+/// module's comment), and returns the watermark for `scope`.
 pub fn read<'a>(
     word: &AtomicU64,
-    backends: impl IntoIterator<Item = &'a AtomicU64>,
+    backends: impl IntoIterator<Item = &'a Slot>,
+    scope: Scope,
     prepared: impl FnOnce() -> u64,
 ) -> u64 {
     let w = word.load(Ordering::Acquire);
-    let b = min_announced(backends);
+    let b = min_announced(backends, scope);
     watermark(w, b.min(prepared()))
 }
 
@@ -81,19 +183,27 @@ mod tests {
     use super::*;
     use crate::sequencer::Session;
 
+    const DB: u32 = 16384;
+    const OTHER_DB: u32 = 16385;
+    const HERE: Scope = Scope::Database(DB);
+
+    fn slots(n: usize) -> Vec<Slot> {
+        (0..n).map(|_| Slot::new()).collect()
+    }
+
     #[test]
     fn no_announcement_gives_the_next_value() {
         let word = AtomicU64::new(41);
-        let slots: Vec<AtomicU64> = (0..4).map(|_| AtomicU64::new(NONE)).collect();
-        assert_eq!(read(&word, &slots, || NONE), 42);
+        assert_eq!(read(&word, &slots(4), HERE, || NONE), 42);
+        assert_eq!(read(&word, &slots(4), Scope::Server, || NONE), 42);
     }
 
     #[test]
     fn an_open_transaction_holds_the_watermark_until_it_withdraws() {
         let word = AtomicU64::new(100);
-        let slots: Vec<AtomicU64> = (0..2).map(|_| AtomicU64::new(NONE)).collect();
+        let slots = slots(2);
         let mut t = Session::new();
-        assert_eq!(announce(&word, &slots[0]), 101);
+        assert_eq!(slots[0].announce(&word, DB, 5), 101);
         let mine = t.next(&word, 0, u64::MAX).unwrap();
         assert_eq!(mine, 101);
         // Others run the word on; the watermark stays at the open value.
@@ -101,92 +211,150 @@ mod tests {
         for _ in 0..10 {
             other.next(&word, 0, u64::MAX).unwrap();
         }
-        let wm = read(&word, &slots, || NONE);
+        let wm = read(&word, &slots, HERE, || NONE);
         assert!(wm <= mine, "{wm} would let a reader pass {mine}");
-        withdraw(&slots[0]);
-        assert_eq!(read(&word, &slots, || NONE), 112);
+        slots[0].withdraw();
+        assert_eq!(read(&word, &slots, HERE, || NONE), 112);
+    }
+
+    #[test]
+    fn another_databases_transaction_holds_only_a_server_wide_reader() {
+        let word = AtomicU64::new(100);
+        let slots = slots(2);
+        slots[1].announce(&word, OTHER_DB, 5);
+        word.store(200, Ordering::Relaxed);
+        assert_eq!(read(&word, &slots, HERE, || NONE), 201);
+        assert_eq!(read(&word, &slots, Scope::Database(OTHER_DB), || NONE), 101);
+        assert_eq!(read(&word, &slots, Scope::Server, || NONE), 101);
+        // One of this database as well: the smallest of its own counts.
+        slots[0].announce(&word, DB, 6);
+        word.store(300, Ordering::Relaxed);
+        assert_eq!(read(&word, &slots, HERE, || NONE), 201);
+        assert_eq!(read(&word, &slots, Scope::Server, || NONE), 101);
+    }
+
+    #[test]
+    fn the_oldest_announcement_is_dated_when_it_was_made() {
+        let word = AtomicU64::new(0);
+        let slots = slots(3);
+        assert_eq!(oldest_since(&slots, Scope::Server), NONE);
+        // The word's time has nothing to do with it: a word far in the past.
+        slots[0].announce(&word, DB, 9_000);
+        slots[1].announce(&word, OTHER_DB, 7_000);
+        slots[2].announce(&word, DB, 8_000);
+        assert_eq!(oldest_since(&slots, HERE), 8_000);
+        assert_eq!(oldest_since(&slots, Scope::Server), 7_000);
+        slots[2].withdraw();
+        assert_eq!(oldest_since(&slots, HERE), 9_000);
+        // A new transaction in the slot is dated anew.
+        slots[2].announce(&word, DB, 10_000);
+        slots[0].withdraw();
+        assert_eq!(oldest_since(&slots, HERE), 10_000);
     }
 
     #[test]
     fn a_worker_never_raises_its_leaders_announcement() {
         let word = AtomicU64::new(10);
-        let slot = AtomicU64::new(NONE);
-        announce(&word, &slot);
+        let slot = Slot::new();
+        slot.announce(&word, DB, 100);
         word.store(50, Ordering::Relaxed);
-        announce(&word, &slot); // the worker, later, into the same slot
-        assert_eq!(slot.load(Ordering::Relaxed), 11);
+        slot.announce(&word, DB, 200); // the worker, later, into the same slot
+        assert_eq!(slot.counted(HERE), Some((11, 100)));
     }
 
     #[test]
     fn a_prepared_transaction_is_seen_while_it_moves() {
         // The move stores into the prepared slot first, then withdraws; a
         // reader reads the backends first. Every interleaving of the
-        // reader's two loads with the two stores sees the announcement.
-        for reader_after_step in 0..=2 {
-            let word = AtomicU64::new(500);
-            let backend = [AtomicU64::new(NONE)];
-            let prepared = [AtomicU64::new(NONE)];
-            let a = announce(&word, &backend[0]);
-            word.store(600, Ordering::Relaxed);
-            // The reader reads the word and the backends' slot here...
-            let w = word.load(Ordering::Acquire);
-            let b = if reader_after_step >= 1 {
-                prepared[0].store(a, Ordering::Release);
-                let b = min_announced(&backend);
-                withdraw(&backend[0]);
-                b
-            } else {
-                let b = min_announced(&backend);
-                prepared[0].store(a, Ordering::Release);
-                withdraw(&backend[0]);
-                b
-            };
-            // ... and the prepared slots after.
-            let wm = watermark(w, b.min(min_announced(&prepared)));
-            assert_eq!(wm, a, "interleaving {reader_after_step}");
+        // reader's two loads with the two stores sees the announcement, in
+        // its database and server-wide, and not in another database.
+        for scope in [HERE, Scope::Server, Scope::Database(OTHER_DB)] {
+            for reader_after_step in 0..=2 {
+                let word = AtomicU64::new(500);
+                let backend = [Slot::new()];
+                let prepared = [Slot::new()];
+                let a = backend[0].announce(&word, DB, 1);
+                word.store(600, Ordering::Relaxed);
+                // The reader reads the word and the backends' slot here...
+                let w = word.load(Ordering::Acquire);
+                let b = if reader_after_step >= 1 {
+                    prepared[0].take(&backend[0]);
+                    let b = min_announced(&backend, scope);
+                    backend[0].withdraw();
+                    b
+                } else {
+                    let b = min_announced(&backend, scope);
+                    prepared[0].take(&backend[0]);
+                    backend[0].withdraw();
+                    b
+                };
+                // ... and the prepared slots after.
+                let wm = watermark(w, b.min(min_announced(&prepared, scope)));
+                let expected = if scope == Scope::Database(OTHER_DB) {
+                    601
+                } else {
+                    a
+                };
+                assert_eq!(wm, expected, "{scope:?}, interleaving {reader_after_step}");
+                assert_eq!(prepared[0].counted(Scope::Server), Some((a, 1)));
+            }
         }
     }
 
     #[test]
     fn threads_never_see_a_value_below_the_watermark_that_is_still_open() {
-        // Writers: announce, draw, hold, publish the value as ended, withdraw.
-        // A reader: every value below the watermark it computes must be
-        // marked ended by then.
+        // Writers in two databases: announce, draw, hold, publish the value
+        // as ended, withdraw. A reader in each scope: every value of its
+        // scope below the watermark it computes must be marked ended by then.
         use std::sync::atomic::AtomicBool;
         let word = AtomicU64::new(0);
-        let slots: Vec<AtomicU64> = (0..3).map(|_| AtomicU64::new(NONE)).collect();
+        let slots = slots(3);
+        let databases = [DB, OTHER_DB, DB];
         let ended: Vec<AtomicBool> = (0..200_000).map(|_| AtomicBool::new(false)).collect();
+        let drawn_in: Vec<AtomicU32> = (0..200_000).map(|_| AtomicU32::new(0)).collect();
         let given = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
         std::thread::scope(|scope| {
-            for slot in &slots {
-                let (word, ended, given) = (&word, &ended, &given);
+            for (slot, db) in slots.iter().zip(databases) {
+                let (word, ended, drawn_in, given) = (&word, &ended, &drawn_in, &given);
                 scope.spawn(move || {
                     let mut s = Session::new();
                     for _ in 0..20_000 {
-                        announce(word, slot);
+                        slot.announce(word, db, 0);
                         let v = s.next(word, 0, u64::MAX).unwrap();
+                        drawn_in[v as usize].store(db, Ordering::Relaxed);
                         given.fetch_max(v, Ordering::Relaxed);
                         std::hint::spin_loop();
                         ended[v as usize].store(true, Ordering::Release);
-                        withdraw(slot);
+                        slot.withdraw();
                     }
                 });
             }
-            let (word, slots, ended, stop) = (&word, &slots, &ended, &stop);
-            scope.spawn(move || {
-                let mut checked = 0u64;
-                while !stop.load(Ordering::Relaxed) {
-                    let wm = read(word, slots, || NONE);
-                    for v in checked.max(1)..wm {
-                        assert!(
-                            ended[v as usize].load(Ordering::Acquire),
-                            "{v} < {wm} still open"
-                        );
+            for reader in [HERE, Scope::Database(OTHER_DB), Scope::Server] {
+                let (word, slots, ended, drawn_in, stop) =
+                    (&word, &slots, &ended, &drawn_in, &stop);
+                scope.spawn(move || {
+                    let mut checked = 0u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        let wm = read(word, slots, reader, || NONE);
+                        for v in checked.max(1)..wm {
+                            if ended[v as usize].load(Ordering::Acquire) {
+                                continue;
+                            }
+                            // Open: then it must be another database's. Its
+                            // writer marks the database right after drawing.
+                            let db = loop {
+                                match drawn_in[v as usize].load(Ordering::Relaxed) {
+                                    0 => std::hint::spin_loop(),
+                                    db => break db,
+                                }
+                            };
+                            assert!(!reader.covers(db), "{v} < {wm} still open for {reader:?}");
+                        }
+                        checked = checked.max(wm);
                     }
-                    checked = checked.max(wm);
-                }
-            });
+                });
+            }
             while given.load(Ordering::Relaxed) < 60_000 {
                 std::thread::yield_now();
             }

@@ -42,6 +42,18 @@ SELECT uuid_generate_v7(interval '1 hour') IS NOT NULL AS shifted;
 SELECT uuid_ext_info() -> 'oldest_announcement_age_ms' IS NOT NULL AS announced;
 COMMIT;
 
+-- Whose transactions count: this database's by default, every database's
+-- with watermark_scope = server (tests/cluster/tenants.py holds one open in
+-- another database). Any session may choose for itself.
+SELECT context, vartype, boot_val, enumvals FROM pg_settings WHERE name = 'uuid_ext.watermark_scope';
+SET uuid_ext.watermark_scope = server;
+BEGIN;
+SELECT uuid_generate_v7() AS mine \gset
+SELECT uuid_v7_watermark() <= :'mine'::uuid AS held_server_wide;
+COMMIT;
+SET uuid_ext.watermark_scope = cluster;
+RESET uuid_ext.watermark_scope;
+
 -- Where there is no server-wide order to watch: an error naming the setting.
 SET uuid_ext.monotonicity = backend;
 SELECT uuid_v7_watermark();
