@@ -351,12 +351,26 @@ ALTER OPERATOR FAMILY uuid6_minmax_ops USING brin ADD
   OPERATOR 4 >= (uuid6, uuid), OPERATOR 5 > (uuid6, uuid);
 
 -- PostgreSQL 18's btree skip scan: core uuid's skip support, where there is one.
+-- A trusted extension's script runs as the bootstrap superuser with the
+-- target schema first in search_path, where anyone with CREATE there may
+-- have planted look-alikes: the block pins search_path (restored at its
+-- end, so what follows is created in the target schema) and names every
+-- operator, function and type by its schema, the extension's own through
+-- the schema pg_extension records for it.
 DO $$
+DECLARE
+  saved pg_catalog.text := pg_catalog.current_setting('search_path');
+  ext pg_catalog.text := (SELECT e.extnamespace::pg_catalog.regnamespace::pg_catalog.text
+                          FROM pg_catalog.pg_extension e WHERE e.extname OPERATOR(pg_catalog.=) 'uuid_ext');
 BEGIN
-  IF current_setting('server_version_num')::int >= 180000 THEN
-    ALTER OPERATOR FAMILY uuid7_ops USING btree ADD FUNCTION 6 (uuid7, uuid7) uuid_skipsupport(internal);
-    ALTER OPERATOR FAMILY uuid6_ops USING btree ADD FUNCTION 6 (uuid6, uuid6) uuid_skipsupport(internal);
+  PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+  IF pg_catalog.current_setting('server_version_num')::pg_catalog.int4 OPERATOR(pg_catalog.>=) 180000 THEN
+    EXECUTE pg_catalog.format('ALTER OPERATOR FAMILY %1$s.uuid7_ops USING btree ADD FUNCTION 6 (%1$s.uuid7, %1$s.uuid7) '
+                              'pg_catalog.uuid_skipsupport(pg_catalog.internal)', ext);
+    EXECUTE pg_catalog.format('ALTER OPERATOR FAMILY %1$s.uuid6_ops USING btree ADD FUNCTION 6 (%1$s.uuid6, %1$s.uuid6) '
+                              'pg_catalog.uuid_skipsupport(pg_catalog.internal)', ext);
   END IF;
+  PERFORM pg_catalog.set_config('search_path', saved, true);
 END
 $$;
 

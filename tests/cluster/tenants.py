@@ -1,0 +1,459 @@
+#!/usr/bin/env python3
+"""A database owner who is not a superuser (issue 16, SPEC §10).
+
+uuid_ext is a trusted extension: its install and update scripts run as the
+bootstrap superuser, with the target schema first in search_path. Here two
+roles, each owning a database and nothing else, check that:
+
+  hostile   installed into a schema first in search_path that holds logging
+            look-alikes of every operator, function and type the scripts name
+            outside plain DDL (and more: `=`, `<`, `uuid_cmp`, ...), none is
+            called, the install succeeds and every object of the extension is
+            owned by the bootstrap superuser; the same for ALTER EXTENSION
+            UPDATE from every earlier release. The look-alikes cover every
+            `pg_catalog.` name and `OPERATOR(pg_catalog.X)` in the scripts
+            (checked). The same test run on 0.4.0's released script must catch
+            it (its preload block picks a planted `->>`): the test can fail.
+  locked    the role cannot change the server-wide settings, nor alter,
+            replace or drop the extension's objects;
+  paths     nothing it can call shows the data directory: uuid_ext_info()
+            names the horizon file relative to it (a role in
+            pg_read_all_settings and a superuser see the full path), and the
+            horizon-write ERROR names it so too while the server log keeps
+            the full path;
+  watermark a transaction held open in one database (and a prepared one)
+            does not hold back another database's uuid_v7_watermark(), does
+            hold back its own, and every database's with
+            uuid_ext.watermark_scope = server; oldest_announcement_age_ms
+            counts from the announcement, in the same scope.
+
+Env: PGHOST, PGPORT, PGUSER (a superuser), EXT_DIR (the server's extension
+directory, holding the earlier releases' install scripts), DATA (the data
+directory), SERVER_LOG. The cluster preloads uuid_ext and has
+max_prepared_transactions > 0. Needs psycopg 3.
+"""
+import os
+import re
+import sys
+import time
+
+import psycopg
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pg import fail, ok  # noqa: E402
+
+TENANTS = ("tenant_a", "tenant_b")
+EARLIER = ("0.1.0", "0.2.0", "0.3.0", "0.4.0")
+BOOTSTRAP = "10"  # the bootstrap superuser's OID
+
+
+def connect(db="postgres", user=None, autocommit=True):
+    return psycopg.connect(dbname=db, user=user or os.environ.get("PGUSER", "postgres"), autocommit=autocommit)
+
+
+def one(conn, sql, params=None):
+    return conn.execute(sql, params).fetchone()[0]
+
+
+def fresh_tenants():
+    with connect() as su:
+        for t in TENANTS:
+            su.execute(f"DROP DATABASE IF EXISTS {t}")
+            su.execute(f"DROP DATABASE IF EXISTS {t}_upd")
+        for t in TENANTS:
+            su.execute(f"DROP ROLE IF EXISTS {t}")
+            su.execute(f"CREATE ROLE {t} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE")
+            su.execute(f"CREATE DATABASE {t} OWNER {t}")
+        if one(su, "SELECT rolsuper FROM pg_roles WHERE oid = 10") is not True:
+            fail("the bootstrap role is not a superuser")
+
+
+# --- hostile: the look-alikes --------------------------------------------
+
+# Functions: name, argument types. Each logs its call (a WARNING, which
+# survives a rollback, and a row) and returns something of its type.
+FUNCTIONS = [
+    ("set_config", "text, text, bool"), ("set_config", "name, name, bool"),
+    ("current_setting", "text"), ("current_setting", "text, bool"), ("current_setting", "name"),
+    ("format", "text"), ("format", "text, text"), ("format", "text, text, text"),
+    ("quote_ident", "text"), ("quote_literal", "text"),
+    ("uuid_cmp", "uuid, uuid"), ("uuid_hash", "uuid"), ("uuid_hash_extended", "uuid, int8"),
+    ("uuid_eq", "uuid, uuid"), ("uuid_lt", "uuid, uuid"),
+    ("int4", "text"), ("bool", "text"), ("text", "jsonb"), ("regnamespace", "oid"), ("jsonb", "text"),
+    ("uuid_ext_info", "text"), ("uuid_extract_timestamp", "text"),
+    # uuid_skipsupport(internal) itself cannot be planted: no role but a
+    # superuser makes a function of internal.
+    ("uuid_skipsupport", "text"),
+]
+# Operators: name, left, right.
+OPERATORS = [(op, l, r) for op in ("->>", "->", "=", "<", "<=", ">", ">=", "<>")
+             for (l, r) in (("jsonb", "jsonb"), ("jsonb", "text"), ("jsonb", "int4"), ("int4", "int4"),
+                            ("name", "name"), ("name", "text"), ("text", "text"), ("uuid", "uuid"), ("oid", "oid"))]
+# Types (and cast targets): domains over the real type whose CHECK logs.
+TYPES = ["jsonb", "int4", "bool", "text", "uuid", "oid", "name", "regnamespace", "int8", "bytea",
+         "timestamptz", "varchar"]
+RESULT = {"bool": "true", "text": "'true'", "int4": "1", "jsonb": "'{}'::pg_catalog.jsonb",
+          "uuid": "NULL", "int8": "0", "name": "'x'", "oid": "0", "regnamespace": "NULL"}
+
+
+def plant(conn, schema):
+    """Plants the look-alikes into `schema` (the role owns it)."""
+    conn.execute(f"""
+        CREATE TABLE {schema}.hostile_calls (what text, by_user text);
+        GRANT ALL ON {schema}.hostile_calls TO PUBLIC;
+        CREATE FUNCTION {schema}.hostile_log(what text) RETURNS boolean LANGUAGE plpgsql AS $f$
+        BEGIN
+          RAISE WARNING 'HOSTILE % called as %', what, current_user;
+          INSERT INTO {schema}.hostile_calls VALUES (what, current_user);
+          RETURN true;
+        END $f$""")
+    for i, (name, args) in enumerate(FUNCTIONS):
+        ret = {"set_config": "text", "current_setting": "text", "format": "text", "quote_ident": "text",
+               "quote_literal": "text", "uuid_cmp": "int4", "uuid_hash": "int4",
+               "uuid_hash_extended": "int8", "uuid_eq": "bool", "uuid_lt": "bool", "int4": "int4",
+               "bool": "bool", "text": "text", "regnamespace": "regnamespace", "jsonb": "jsonb",
+               "uuid_ext_info": "jsonb", "uuid_extract_timestamp": "text",
+               "uuid_skipsupport": "text"}[name]
+        conn.execute(f"""CREATE FUNCTION {schema}.{name}({args}) RETURNS pg_catalog.{ret} LANGUAGE plpgsql AS $f$
+            BEGIN PERFORM {schema}.hostile_log('function {name}({args})'); RETURN {RESULT[ret]}; END $f$""")
+    for i, (op, left, right) in enumerate(OPERATORS):
+        ret = "text" if op.startswith("->") else "bool"
+        fn = f"{schema}.hostile_op{i}"
+        conn.execute(f"""CREATE FUNCTION {fn}(pg_catalog.{left}, pg_catalog.{right}) RETURNS pg_catalog.{ret}
+            LANGUAGE plpgsql AS $f$
+            BEGIN PERFORM {schema}.hostile_log('operator {op}({left}, {right})'); RETURN {RESULT[ret]}; END $f$""")
+        conn.execute(f"CREATE OPERATOR {schema}.{op} (LEFTARG = pg_catalog.{left}, RIGHTARG = pg_catalog.{right}, "
+                     f"FUNCTION = {fn})")
+    for t in TYPES:
+        conn.execute(f"CREATE DOMAIN {schema}.{t} AS pg_catalog.{t} "
+                     f"CHECK ({schema}.hostile_log('type {t}: ' || VALUE::pg_catalog.text))")
+
+
+def names_in_scripts(paths):
+    """Every `pg_catalog.NAME` and `OPERATOR(pg_catalog.OP)` the scripts name."""
+    funcs, ops = set(), set()
+    for p in paths:
+        text = open(p).read()
+        ops |= set(re.findall(r"OPERATOR\(pg_catalog\.([^)\s]+)\)", text))
+        funcs |= set(re.findall(r"pg_catalog\.([a-z_][a-z0-9_]*)\b", text))
+    return funcs, ops
+
+
+def check_coverage(paths):
+    funcs, ops = names_in_scripts(paths)
+    planted = {n for n, _ in FUNCTIONS} | set(TYPES) | {"pg_extension"}
+    # pg_catalog tables and pseudo-types cannot be planted as look-alikes
+    # that matter: a relation is found by its schema-qualified name, and no
+    # role can make a type `internal`.
+    missing = funcs - planted - {"internal"}
+    if missing:
+        fail(f"the scripts name pg_catalog objects that have no look-alike here: {sorted(missing)}")
+    if ops - {op for op, _, _ in OPERATORS}:
+        fail(f"the scripts name operators that have no look-alike here: {sorted(ops)}")
+    return len(funcs), len(ops)
+
+
+class Notices:
+    def __init__(self, conn):
+        self.seen = []
+        conn.add_notice_handler(lambda d: self.seen.append(d.message_primary))
+
+    def hostile(self):
+        return [m for m in self.seen if m.startswith("HOSTILE")]
+
+
+def owners_of_members(conn):
+    """The owners of the extension's functions, types, operators, operator
+    classes and families: role OIDs and how many objects each owns."""
+    return dict(conn.execute("""
+        SELECT owner::oid::text, count(*) FROM (
+          SELECT p.proowner AS owner, d.refobjid FROM pg_proc p
+            JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+          UNION ALL SELECT t.typowner, d.refobjid FROM pg_type t
+            JOIN pg_depend d ON d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.deptype = 'e'
+          UNION ALL SELECT o.oprowner, d.refobjid FROM pg_operator o
+            JOIN pg_depend d ON d.classid = 'pg_operator'::regclass AND d.objid = o.oid AND d.deptype = 'e'
+          UNION ALL SELECT c.opcowner, d.refobjid FROM pg_opclass c
+            JOIN pg_depend d ON d.classid = 'pg_opclass'::regclass AND d.objid = c.oid AND d.deptype = 'e'
+          UNION ALL SELECT f.opfowner, d.refobjid FROM pg_opfamily f
+            JOIN pg_depend d ON d.classid = 'pg_opfamily'::regclass AND d.objid = f.oid AND d.deptype = 'e'
+        ) m WHERE m.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'uuid_ext')
+        GROUP BY 1""").fetchall())
+
+
+def hostile_install(db, role, version=None):
+    """As `role`, plants the look-alikes in schema app (first in
+    search_path) and installs uuid_ext there. Returns the problems found."""
+    problems = []
+    with connect(db, role) as conn:
+        notices = Notices(conn)
+        conn.execute("DROP SCHEMA IF EXISTS app CASCADE")
+        conn.execute("CREATE SCHEMA app")
+        plant(conn, "app")
+        conn.execute("SET search_path = app, public")
+        try:
+            conn.execute("CREATE EXTENSION uuid_ext" + (f" VERSION '{version}'" if version else ""))
+        except psycopg.Error as e:
+            problems.append(f"CREATE EXTENSION failed: {e.diag.message_primary}")
+        problems += hostile_evidence(conn, notices)
+    return problems
+
+
+def hostile_evidence(conn, notices):
+    problems = [f"a look-alike ran: {m}" for m in notices.hostile()]
+    problems += [f"a look-alike left a row: {w} as {u}"
+                 for w, u in conn.execute("SELECT what, by_user FROM app.hostile_calls").fetchall()]
+    return problems
+
+
+def check_installed(conn, role, version):
+    ext = conn.execute("SELECT extversion, extowner::regrole::text, extnamespace::regnamespace::text "
+                       "FROM pg_extension WHERE extname = 'uuid_ext'").fetchone()
+    if ext != (version, role, "app"):
+        fail(f"uuid_ext as installed by {role}: {ext}")
+    owners = owners_of_members(conn)
+    if set(owners) != {BOOTSTRAP}:
+        fail(f"the extension's objects are owned by {owners} (role OID: count), not only the bootstrap superuser")
+    # It works, for the role, in its schema.
+    conn.execute("CREATE TABLE public.t (id app.uuid7 PRIMARY KEY DEFAULT app.uuid_generate_v7(), n int)")
+    conn.execute("INSERT INTO public.t (n) SELECT generate_series(1, 100)")
+    got = one(conn, "SELECT count(DISTINCT id)::int FROM public.t")
+    if got != 100:
+        fail(f"a uuid7 table of {role}'s holds {got} distinct keys, not 100")
+    conn.execute("DROP TABLE public.t")
+    return sum(owners.values())
+
+
+def test_hostile_install():
+    fresh_tenants()
+    ext_dir = os.environ["EXT_DIR"]
+    version = None
+    with connect() as su:
+        version = one(su, "SELECT default_version FROM pg_available_extensions WHERE name = 'uuid_ext'")
+    scripts = [os.path.join(ext_dir, f) for f in sorted(os.listdir(ext_dir))
+               if re.fullmatch(rf"uuid_ext--{re.escape(version)}\.sql|uuid_ext--[0-9.]+--[0-9.]+\.sql", f)]
+    n_funcs, n_ops = check_coverage(scripts)
+
+    problems = hostile_install("tenant_a", "tenant_a")
+    if problems:
+        fail("installing into a schema of look-alikes:\n  " + "\n  ".join(problems))
+    with connect("tenant_a", "tenant_a") as conn:
+        n = check_installed(conn, "tenant_a", version)
+    ok(f"tenant_a (not a superuser, owns its database) installed uuid_ext {version} into a schema first in "
+       f"search_path holding {len(FUNCTIONS)} function, {len(OPERATORS)} operator and {len(TYPES)} type look-alikes "
+       f"(covering the {n_funcs} pg_catalog names and {n_ops} operators of {len(scripts)} scripts): none ran; "
+       f"its {n} objects are the bootstrap superuser's")
+
+    # The same test catches 0.4.0's released script (the test can fail).
+    problems = hostile_install("tenant_b", "tenant_b", "0.4.0")
+    if not problems:
+        fail("0.4.0's released install script passed the hostile-schema test: the test cannot tell")
+    ok(f"the same test on 0.4.0's released script catches it: {problems[0]}")
+
+    # ALTER EXTENSION UPDATE from every earlier release, look-alikes planted
+    # after the old version was installed.
+    for old in EARLIER:
+        with connect() as su:
+            su.execute("DROP DATABASE IF EXISTS tenant_a_upd")
+            su.execute("CREATE DATABASE tenant_a_upd OWNER tenant_a")
+        with connect("tenant_a_upd", "tenant_a") as conn:
+            notices = Notices(conn)
+            conn.execute("CREATE SCHEMA app")
+            conn.execute(f"CREATE EXTENSION uuid_ext SCHEMA app VERSION '{old}'")
+            plant(conn, "app")
+            conn.execute("SET search_path = app, public")
+            try:
+                conn.execute("ALTER EXTENSION uuid_ext UPDATE")
+            except psycopg.Error as e:
+                fail(f"ALTER EXTENSION UPDATE from {old} as tenant_a: {e.diag.message_primary}")
+            problems = hostile_evidence(conn, notices)
+            if problems:
+                fail(f"updating from {old} with look-alikes in the extension's schema:\n  " + "\n  ".join(problems))
+            check_installed(conn, "tenant_a", version)
+    with connect() as su:
+        su.execute("DROP DATABASE tenant_a_upd")
+    ok(f"tenant_a updated uuid_ext from {', '.join(EARLIER)} to {version} with the look-alikes in its schema: "
+       f"none ran; every object is the bootstrap superuser's")
+
+
+# --- locked: what the tenant cannot do ------------------------------------
+
+def must_fail(conn, sql, sqlstate, what):
+    try:
+        conn.execute(sql)
+    except psycopg.Error as e:
+        if e.sqlstate != sqlstate:
+            fail(f"{what}: {sql} failed with {e.sqlstate} {e.diag.message_primary}, not {sqlstate}")
+        return
+    fail(f"{what}: {sql} succeeded as tenant_a")
+
+
+def test_locked():
+    with connect("tenant_a", "tenant_a") as conn:
+        for name, value in (("uuid_ext.durable_margin", "0"), ("uuid_ext.commit_watermark", "off"),
+                            ("uuid_ext.durable_wal", "on"), ("uuid_ext.watermark_interval", "1000")):
+            must_fail(conn, f"SET {name} = {value}", "55P02", "a server-wide setting")
+            must_fail(conn, f"ALTER SYSTEM SET {name} = {value}", "42501", "a server-wide setting")
+            must_fail(conn, f"ALTER DATABASE tenant_a SET {name} = {value}", "55P02", "a server-wide setting")
+            must_fail(conn, f"ALTER ROLE tenant_a SET {name} = {value}", "55P02", "a server-wide setting")
+        # Not the owner (42501); a member of the extension (2BP01: only
+        # DROP EXTENSION drops it).
+        for sql, sqlstate in (
+                ("ALTER FUNCTION app.uuid_generate_v7() STABLE", "42501"),
+                ("CREATE OR REPLACE FUNCTION app.uuid_generate_v7() RETURNS uuid LANGUAGE sql AS 'SELECT NULL::uuid'",
+                 "42501"),
+                ("ALTER OPERATOR FAMILY app.uuid7_ops USING btree DROP FUNCTION 1 (app.uuid7, app.uuid7)", "42501"),
+                ("ALTER TYPE app.uuid7 OWNER TO tenant_a", "42501"),
+                ("ALTER FUNCTION app.uuid_ext_info() OWNER TO tenant_a", "42501"),
+                ("ALTER FUNCTION app.uuid_v7_watermark() SET uuid_ext.watermark_scope = server", "42501"),
+                ("DROP FUNCTION app.uuid_v7_watermark()", "2BP01"),
+                ("DROP OPERATOR app.= (app.uuid7, app.uuid7)", "2BP01"),
+                ("DROP CAST (app.uuid7 AS uuid)", "42501")):
+            must_fail(conn, sql, sqlstate, "an object of the extension")
+        # Its own session's settings are its own.
+        conn.execute("SET uuid_ext.monotonicity = backend")
+        conn.execute("SET uuid_ext.watermark_scope = server")
+    ok("tenant_a cannot set uuid_ext's four server-wide settings (SET, ALTER SYSTEM, ALTER DATABASE, ALTER ROLE) "
+       "nor alter, replace, drop or take over 9 of the extension's objects; it sets its session's "
+       "uuid_ext.monotonicity and uuid_ext.watermark_scope")
+
+
+# --- paths: nothing shows the data directory -------------------------------
+
+def test_paths():
+    data = os.path.realpath(os.environ["DATA"])
+    with connect("tenant_a") as su:
+        shown = one(su, "SHOW data_directory")
+        if os.path.realpath(shown) != data:
+            fail(f"DATA is {data}, the server says {shown}")
+        if one(su, "SELECT app.uuid_ext_info() -> 'horizon' ->> 'file'") != os.path.join(shown, "uuid_ext.horizon"):
+            fail("a superuser's uuid_ext_info() does not show the horizon file's full path")
+        su.execute("DROP ROLE IF EXISTS settings_reader")
+        su.execute("CREATE ROLE settings_reader LOGIN IN ROLE pg_read_all_settings")
+        su.execute("GRANT CONNECT ON DATABASE tenant_a TO settings_reader")
+        su.execute("GRANT USAGE ON SCHEMA app TO settings_reader")
+    with connect("tenant_a", "settings_reader") as conn:
+        if one(conn, "SELECT app.uuid_ext_info() -> 'horizon' ->> 'file'") != os.path.join(shown, "uuid_ext.horizon"):
+            fail("a member of pg_read_all_settings does not see the horizon file's full path")
+    with connect("tenant_a", "tenant_a") as conn:
+        try:
+            conn.execute("SHOW data_directory")
+            fail("tenant_a may read data_directory: the test's role is too strong")
+        except psycopg.errors.InsufficientPrivilege:
+            pass
+        info = one(conn, "SELECT app.uuid_ext_info()::text")
+        if shown in info or data in info:
+            fail(f"uuid_ext_info() shows tenant_a the data directory: {info}")
+        if one(conn, "SELECT app.uuid_ext_info() -> 'horizon' ->> 'file'") != "uuid_ext.horizon":
+            fail(f"uuid_ext_info() -> 'horizon' -> 'file' for tenant_a: {info}")
+    with connect("tenant_a") as su:
+        su.execute("DROP OWNED BY settings_reader")
+        su.execute("DROP ROLE settings_reader")
+
+    # The horizon-write ERROR: a file in the way of the write, owned by root.
+    temp = os.path.join(data, "uuid_ext.horizon.tmp")
+    log_size = os.path.getsize(os.environ["SERVER_LOG"])
+    with open(temp, "w") as f:
+        f.write("in the way\n")
+    os.chmod(temp, 0o400)
+    try:
+        time.sleep(1.2)  # the clock passes the horizon on disk (uuid_ext.durable_margin: 1 s)
+        with connect("tenant_a", "tenant_a") as conn:
+            try:
+                one(conn, "SELECT app.uuid_generate_v7()")
+                fail("a UUIDv7 was made with the horizon file unwritable")
+            except psycopg.errors.InsufficientPrivilege as e:
+                d = e.diag
+                text = " ".join(filter(None, (d.message_primary, d.message_detail, d.message_hint, d.context)))
+                if shown in text or data in text:
+                    fail(f"the horizon ERROR shows tenant_a the data directory: {text}")
+                if '"uuid_ext.horizon.tmp" in the data directory' not in d.message_primary:
+                    fail(f"the horizon ERROR does not name the file: {d.message_primary}")
+                message = d.message_primary
+    finally:
+        os.unlink(temp)
+    log = open(os.environ["SERVER_LOG"]).read()[log_size:]
+    if f'uuid_ext: could not write "{temp}": Permission denied' not in log \
+            and f'uuid_ext: could not write "{os.path.join(shown, "uuid_ext.horizon.tmp")}"' not in log:
+        fail(f"the server log does not keep the full path:\n{log}")
+    ok(f"tenant_a sees no data directory: uuid_ext_info() names \"uuid_ext.horizon\" (the full path for a superuser "
+       f"and for pg_read_all_settings), the ERROR says \"{message}\"; the server log has the full path")
+
+
+# --- watermark: per database ------------------------------------------------
+
+def watermark_test():
+    a = connect("tenant_a", "tenant_a")
+    b = connect("tenant_b", "tenant_b")
+    b.execute("CREATE EXTENSION IF NOT EXISTS uuid_ext SCHEMA public")
+    b.execute("SET search_path = public")
+    # (Not app first in search_path: its look-alikes would answer this
+    # test's own `->`.)
+    a.execute("CREATE TABLE IF NOT EXISTS public.ev (id uuid PRIMARY KEY DEFAULT app.uuid_generate_v7())")
+
+    def watermarks():
+        wa = one(a, "SELECT app.uuid_v7_watermark()")
+        wb = one(b, "SELECT uuid_v7_watermark()")
+        b.execute("SET uuid_ext.watermark_scope = server")
+        wb_server = one(b, "SELECT uuid_v7_watermark()")
+        age_server = one(b, "SELECT uuid_ext_info() -> 'oldest_announcement_age_ms'")
+        b.execute("RESET uuid_ext.watermark_scope")
+        age_b = one(b, "SELECT uuid_ext_info() -> 'oldest_announcement_age_ms'")
+        return wa, wb, wb_server, age_b, age_server
+
+    # A quiet spell with no UUIDs anywhere, then a transaction that draws one
+    # and stays open in tenant_a.
+    time.sleep(2.0)
+    holder = connect("tenant_a", "tenant_a", autocommit=False)
+    held = one(holder, "INSERT INTO public.ev DEFAULT VALUES RETURNING id")
+    age = one(a, "SELECT app.uuid_ext_info() -> 'oldest_announcement_age_ms'")
+    if age is None or not 0 <= age < 1000:
+        fail(f"just after the announcement, after 2 s without UUIDs, oldest_announcement_age_ms is {age} "
+             "(it must count from the announcement, not from the value's time)")
+    later = one(b, "SELECT uuid_generate_v7()")
+    time.sleep(1.5)
+    wa, wb, wb_server, age_b, age_server = watermarks()
+    if not wa <= held:
+        fail(f"tenant_a's open transaction does not hold back its own database's watermark: {wa} > {held}")
+    if not wb > later:
+        fail(f"tenant_a's open transaction holds back tenant_b's watermark: {wb} <= {later}")
+    if not wb_server <= held:
+        fail(f"with uuid_ext.watermark_scope = server, tenant_b's watermark {wb_server} passes the open {held}")
+    if age_b is not None or age_server is None or age_server < 1500:
+        fail(f"oldest_announcement_age_ms in tenant_b: {age_b} (its database), {age_server} (server scope)")
+    age_a = one(a, "SELECT app.uuid_ext_info() -> 'oldest_announcement_age_ms'")
+    ok(f"a transaction held open in tenant_a holds back tenant_a's watermark, not tenant_b's, and tenant_b's with "
+       f"watermark_scope = server; oldest_announcement_age_ms {age} ms just after it announced (after 2 s without "
+       f"UUIDs), {age_a} ms 1.5 s later; in tenant_b null, {age_server} ms server-wide")
+
+    # Prepared: it outlives its session.
+    holder.execute("PREPARE TRANSACTION 'tenant_a_held'")
+    holder.close()
+    later = one(b, "SELECT uuid_generate_v7()")
+    wa, wb, wb_server, _, _ = watermarks()
+    if not (wa <= held and wb > later and wb_server <= held):
+        fail(f"prepared in tenant_a: tenant_a {wa}, tenant_b {wb} (after {later}), server scope {wb_server}; "
+             f"held {held}")
+    a.execute("COMMIT PREPARED 'tenant_a_held'")
+    wa = one(a, "SELECT app.uuid_v7_watermark()")
+    if not wa > held:
+        fail(f"after COMMIT PREPARED tenant_a's watermark {wa} is still at most {held}")
+    ok("a prepared transaction of tenant_a, its session gone, holds back tenant_a's watermark and the server-wide "
+       "one, not tenant_b's; COMMIT PREPARED releases it")
+    a.close()
+    b.close()
+
+
+def main():
+    test_hostile_install()
+    test_locked()
+    test_paths()
+    watermark_test()
+    with connect() as su:
+        for t in TENANTS:
+            su.execute(f"DROP DATABASE {t}")
+            su.execute(f"DROP ROLE {t}")
+
+
+if __name__ == "__main__":
+    main()
