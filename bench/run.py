@@ -99,6 +99,18 @@ def setup(db):
     db.q("""CREATE OR REPLACE FUNCTION bench_seconds(q text) RETURNS float8 LANGUAGE plpgsql AS $$
             DECLARE t0 timestamptz;
             BEGIN t0 := clock_timestamp(); EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0); END $$""")
+    # n transactions, each drawing one UUIDv7 (or none): what a transaction's
+    # announcement and its withdrawal at commit cost, net of the empty ones.
+    db.q("""CREATE OR REPLACE PROCEDURE bench_commits(n int, draw bool, INOUT secs float8 DEFAULT 0)
+            LANGUAGE plpgsql AS $$
+            DECLARE t0 timestamptz := clock_timestamp(); u uuid;
+            BEGIN
+              FOR i IN 1..n LOOP
+                IF draw THEN u := uuid_generate_v7(); END IF;
+                COMMIT;
+              END LOOP;
+              secs := extract(epoch FROM clock_timestamp() - t0);
+            END $$""")
 
 
 BACKEND = "SET uuid_ext.monotonicity = backend; "
@@ -500,22 +512,38 @@ def wal(db, pgbench_bin, rows, rounds, pgbench_rounds, clients, seconds):
 
 
 def release_generation(db, rows, rounds):
-    """uuid_generate_v7()'s net cost in this server as it runs now, in one
-    session: for comparing two releases' libraries, swapped between server
-    starts by scripts/bench."""
+    """What the library the server runs now costs, in one session: for
+    comparing two releases' libraries, swapped between server starts by
+    scripts/bench. uuid_generate_v7()'s and uuid_v7_watermark()'s net cost
+    per call (net of the empty loop), and a transaction that draws one
+    UUIDv7 (its announcement, the UUID, its withdrawal at commit) net of an
+    empty transaction."""
+    calls = {"empty loop": NIL, "uuid_generate_v7()": "uuid_generate_v7()",
+             "uuid_v7_watermark()": "uuid_v7_watermark()"}
     script = []
     for r in range(rounds):
-        for k in rotated(["empty loop", "uuid_generate_v7()"], r):
-            expr = NIL if k == "empty loop" else "uuid_generate_v7()"
-            sql = f"SELECT count(x) FROM (SELECT {expr} AS x FROM generate_series(1, {rows})) s"
+        for k in rotated(list(calls), r):
+            sql = f"SELECT count(x) FROM (SELECT {calls[k]} AS x FROM generate_series(1, {rows})) s"
             script.append(f"SELECT 'measured', '{k}', bench_seconds($q${sql}$q$);")
-    runs = {"empty loop": [], "uuid_generate_v7()": []}
+    runs = {k: [] for k in calls}
     for line in db.script("\n".join(script)).splitlines():
         if line.startswith("measured|"):
             _, k, secs = line.split("|")
             runs[k].append(float(secs) * 1e9 / rows)
-    net = [g - e for g, e in zip(runs["uuid_generate_v7()"], runs["empty loop"], strict=True)]
-    return {"net_ns": statistics.median(net), "runs_net_ns": net, "rows": rows, "rounds": rounds,
+    net = {k: [g - e for g, e in zip(runs[k], runs["empty loop"], strict=True)]
+           for k in ("uuid_generate_v7()", "uuid_v7_watermark()")}
+    n_xacts = 100_000
+    xact = {True: [], False: []}
+    for r in range(5):
+        for draw in rotated([True, False], r):
+            xact[draw].append(float(db.q(f"CALL bench_commits({n_xacts}, {str(draw).lower()})")) * 1e9 / n_xacts)
+    xact_net = [d - e for d, e in zip(xact[True], xact[False], strict=True)]
+    return {"net_ns": statistics.median(net["uuid_generate_v7()"]), "runs_net_ns": net["uuid_generate_v7()"],
+            "watermark_net_ns": statistics.median(net["uuid_v7_watermark()"]),
+            "watermark_runs_net_ns": net["uuid_v7_watermark()"],
+            "xact_net_ns": statistics.median(xact_net), "xact_runs_net_ns": xact_net,
+            "xact_empty_ns": statistics.median(xact[False]), "xacts": n_xacts,
+            "rows": rows, "rounds": rounds,
             "library_version": json.loads(db.q("SELECT uuid_ext_info()"))["version"]}
 
 
@@ -549,7 +577,9 @@ def main():
         results = json.load(open(a.json))
         d = release_generation(db, a.rows, 11)
         results.setdefault("releases", {}).setdefault(a.release_label, []).append(d)
-        print(f"  {a.release_label} (library {d['library_version']}): uuid_generate_v7() net {d['net_ns']:.1f} ns")
+        print(f"  {a.release_label} (library {d['library_version']}): uuid_generate_v7() net {d['net_ns']:.1f} ns, "
+              f"uuid_v7_watermark() net {d['watermark_net_ns']:.1f} ns, a transaction drawing one UUIDv7 "
+              f"{d['xact_net_ns']:.0f} ns over an empty one")
         json.dump(results, open(a.json, "w"), indent=1)
         return
     if a.only:
