@@ -66,9 +66,7 @@ pub fn seed_random() {
 fn stopped(version: u8, stop: Stop<horizon::WriteError>) -> ! {
     match stop {
         Stop::Exhausted => error::sequence_exhausted(version),
-        Stop::Horizon(e) => {
-            error::horizon_unwritable(&e.path, &horizon::in_data_dir(&e.path), &e.cause)
-        }
+        Stop::Horizon(e) => error::horizon_unwritable(&e.path, &e.cause),
     }
 }
 

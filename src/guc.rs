@@ -21,6 +21,7 @@ pub enum Monotonicity {
 static MONOTONICITY: GucSetting<Monotonicity> =
     GucSetting::<Monotonicity>::new(Monotonicity::Shared);
 
+/// Whose open transactions hold back a session's `uuid_v7_watermark()`.
 #[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
 pub enum WatermarkScope {
     /// The announcements of transactions in the caller's database.
@@ -126,7 +127,6 @@ pub fn monotonicity() -> Monotonicity {
     MONOTONICITY.get()
 }
 
-/// `uuid_ext.watermark_scope`.
 #[inline]
 pub fn watermark_scope() -> WatermarkScope {
     WATERMARK_SCOPE.get()

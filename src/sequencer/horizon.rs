@@ -96,10 +96,13 @@ pub fn file_path() -> PathBuf {
 }
 
 /// `path` relative to the data directory (a backend's working directory),
-/// as PostgreSQL's own messages name files.
+/// as PostgreSQL's own messages name files: `.` for the directory itself.
 pub fn in_data_dir(path: &std::path::Path) -> PathBuf {
-    path.strip_prefix(data_dir())
-        .map_or_else(|_| path.to_path_buf(), std::path::Path::to_path_buf)
+    match path.strip_prefix(data_dir()) {
+        Ok(rel) if rel.as_os_str().is_empty() => PathBuf::from("."),
+        Ok(rel) => rel.to_path_buf(),
+        Err(_) => path.to_path_buf(),
+    }
 }
 
 /// A write of the file that failed: which file, and why.

@@ -23,29 +23,43 @@
 //! replayed (`wal.rs`, `worker.rs`).
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use pgrx::datum::Uuid;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use uuid_ext_core::v7;
-use uuid_ext_core::watermark::{self, Scope, Slot, NONE};
+use uuid_ext_core::watermark::{self, Board, Scope, Slot, NONE};
 
 use super::{horizon, shmem, wal};
 use crate::{error, guc};
 
-/// A prepared transaction's announcement: its XID (0: free) and the slot.
+/// A prepared transaction's announcement: its XID (0: free), database,
+/// value and time.
 #[repr(C)]
 struct PreparedSlot {
     xid: AtomicU32,
-    slot: Slot,
+    database: AtomicU32,
+    value: AtomicU64,
+    since_ms: AtomicU64,
+}
+
+impl PreparedSlot {
+    fn slot(&self) -> Slot<'_> {
+        Slot {
+            value: &self.value,
+            since_ms: &self.since_ms,
+            database: &self.database,
+        }
+    }
 }
 
 const SEGMENT_NAME: &std::ffi::CStr = c"uuid_ext commit watermark";
 
-static BACKENDS: AtomicPtr<Slot> = AtomicPtr::new(std::ptr::null_mut());
+/// The segment: the backends' values, their times, their databases (as
+/// three arrays, see `Board`), then the prepared transactions' slots.
+static SEGMENT: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
 static N_BACKENDS: AtomicUsize = AtomicUsize::new(0);
-static PREPARED: AtomicPtr<PreparedSlot> = AtomicPtr::new(std::ptr::null_mut());
 static N_PREPARED: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
@@ -55,7 +69,8 @@ thread_local! {
 
 /// Slots for every regular backend, autovacuum worker, background worker
 /// and WAL sender (PostgreSQL's MaxBackends), and the auxiliary processes
-/// after them in its array (a margin: they never generate).
+/// after them in its array (a margin: they never generate). An even count,
+/// so that the databases' array (4 bytes each) ends 8-byte aligned.
 fn counts() -> (usize, usize) {
     // SAFETY: MaxBackends and the settings are known before shared memory is
     // sized (shmem_request); the setting's text is read at once.
@@ -67,17 +82,36 @@ fn counts() -> (usize, usize) {
             .and_then(|t| t.parse::<usize>().ok());
         (pg_sys::MaxBackends, prepared.unwrap_or(0))
     };
-    (usize::try_from(backends).unwrap_or(0) + 64, prepared)
+    (
+        (usize::try_from(backends).unwrap_or(0) + 64).next_multiple_of(2),
+        prepared,
+    )
 }
 
-fn size_of_segment(backends: usize, prepared: usize) -> usize {
-    backends * std::mem::size_of::<Slot>() + prepared * std::mem::size_of::<PreparedSlot>()
+/// Where each part of the segment starts, and its size.
+struct Layout {
+    since_ms: usize,
+    databases: usize,
+    prepared: usize,
+    size: usize,
+}
+
+fn layout(backends: usize, prepared: usize) -> Layout {
+    let words = backends * std::mem::size_of::<AtomicU64>();
+    let databases = 2 * words;
+    let prepared_at = databases + backends * std::mem::size_of::<AtomicU32>();
+    Layout {
+        since_ms: words,
+        databases,
+        prepared: prepared_at,
+        size: prepared_at + prepared * std::mem::size_of::<PreparedSlot>(),
+    }
 }
 
 /// The shared memory to ask for (from the shmem_request hook).
 pub fn shmem_size() -> usize {
     let (b, p) = counts();
-    size_of_segment(b, p)
+    layout(b, p).size
 }
 
 /// Finds or creates the slots (from the shmem_startup hook, under
@@ -87,59 +121,79 @@ pub fn shmem_size() -> usize {
 /// Called only from the shmem_startup hook, holding AddinShmemInitLock.
 pub unsafe fn shmem_startup() {
     let (b, p) = counts();
+    let at = layout(b, p);
     let mut found = false;
     // SAFETY: the space was requested in shmem_request with the same counts.
-    let base = unsafe {
-        pg_sys::ShmemInitStruct(SEGMENT_NAME.as_ptr(), size_of_segment(b, p), &mut found)
-    }
-    .cast::<u8>();
-    let backends = base.cast::<Slot>();
-    // SAFETY: the prepared slots follow the backends' within the segment;
-    // both are 8-byte aligned (ShmemInitStruct aligns the segment, and a
-    // Slot's size is a multiple of 8).
-    let prepared = unsafe { base.add(b * std::mem::size_of::<Slot>()) }.cast::<PreparedSlot>();
+    let base =
+        unsafe { pg_sys::ShmemInitStruct(SEGMENT_NAME.as_ptr(), at.size, &mut found) }.cast::<u8>();
     if !found {
-        for i in 0..b {
-            // SAFETY: within the segment, not yet seen by any other process.
-            unsafe { backends.add(i).write(Slot::new()) };
-        }
-        for i in 0..p {
-            // SAFETY: as above.
-            unsafe {
-                prepared.add(i).write(PreparedSlot {
-                    xid: AtomicU32::new(0),
-                    slot: Slot::new(),
-                })
-            };
+        // SAFETY: every part lies within the segment, at an offset aligned
+        // for its type (ShmemInitStruct aligns the segment; the counts are
+        // even), and no other process sees the segment yet.
+        unsafe {
+            for i in 0..b {
+                base.cast::<AtomicU64>().add(i).write(AtomicU64::new(NONE));
+                base.add(at.since_ms)
+                    .cast::<AtomicU64>()
+                    .add(i)
+                    .write(AtomicU64::new(NONE));
+                base.add(at.databases)
+                    .cast::<AtomicU32>()
+                    .add(i)
+                    .write(AtomicU32::new(0));
+            }
+            for i in 0..p {
+                base.add(at.prepared)
+                    .cast::<PreparedSlot>()
+                    .add(i)
+                    .write(PreparedSlot {
+                        xid: AtomicU32::new(0),
+                        database: AtomicU32::new(0),
+                        value: AtomicU64::new(NONE),
+                        since_ms: AtomicU64::new(NONE),
+                    });
+            }
         }
     }
     N_BACKENDS.store(b, Ordering::Relaxed);
     N_PREPARED.store(p, Ordering::Relaxed);
-    BACKENDS.store(backends, Ordering::Release);
-    PREPARED.store(prepared, Ordering::Release);
+    SEGMENT.store(base, Ordering::Release);
 }
 
-fn backend_slots() -> &'static [Slot] {
-    let ptr = BACKENDS.load(Ordering::Acquire);
-    if ptr.is_null() {
-        return &[];
+/// The backends' slots (none without shared memory).
+fn board() -> Board<'static> {
+    let base = SEGMENT.load(Ordering::Acquire);
+    if base.is_null() {
+        return Board::new(&[], &[], &[]);
     }
-    // SAFETY: set once by the postmaster to N_BACKENDS slots in shared
-    // memory mapped for this process's life.
-    unsafe { std::slice::from_raw_parts(ptr, N_BACKENDS.load(Ordering::Relaxed)) }
+    let b = N_BACKENDS.load(Ordering::Relaxed);
+    let at = layout(b, 0);
+    // SAFETY: set once by the postmaster to a segment laid out by `layout`
+    // with these counts, mapped for this process's life.
+    unsafe {
+        Board::new(
+            std::slice::from_raw_parts(base.cast::<AtomicU64>(), b),
+            std::slice::from_raw_parts(base.add(at.since_ms).cast::<AtomicU64>(), b),
+            std::slice::from_raw_parts(base.add(at.databases).cast::<AtomicU32>(), b),
+        )
+    }
 }
 
 fn prepared_slots() -> &'static [PreparedSlot] {
-    let ptr = PREPARED.load(Ordering::Acquire);
-    if ptr.is_null() {
+    let base = SEGMENT.load(Ordering::Acquire);
+    if base.is_null() {
         return &[];
     }
-    // SAFETY: as in backend_slots.
-    unsafe { std::slice::from_raw_parts(ptr, N_PREPARED.load(Ordering::Relaxed)) }
+    let (b, p) = (
+        N_BACKENDS.load(Ordering::Relaxed),
+        N_PREPARED.load(Ordering::Relaxed),
+    );
+    // SAFETY: as in board().
+    unsafe { std::slice::from_raw_parts(base.add(layout(b, p).prepared).cast::<PreparedSlot>(), p) }
 }
 
 /// This process's slot: its own, or its leader's in a parallel worker.
-fn my_slot() -> Option<&'static Slot> {
+fn my_slot() -> Option<Slot<'static>> {
     // SAFETY: MyProc and ProcGlobal are set for every backend and worker
     // before it runs SQL; a parallel worker's lockGroupLeader is its
     // leader's PGPROC, in the same array.
@@ -155,7 +209,7 @@ fn my_slot() -> Option<&'static Slot> {
             me
         };
         let index = usize::try_from(owner.offset_from((*pg_sys::ProcGlobal).allProcs)).ok()?;
-        backend_slots().get(index)
+        board().slot(index)
     }
 }
 
@@ -191,7 +245,7 @@ pub fn before_draw(word: &std::sync::atomic::AtomicU64, clock_ns: u64) {
 
 /// At PREPARE TRANSACTION: the announcement moves to a prepared slot with
 /// the transaction's XID, stored there before it leaves the backend's slot.
-fn move_to_prepared(slot: &Slot) {
+fn move_to_prepared(slot: Slot<'_>) {
     if !slot.is_announced() {
         return;
     }
@@ -209,18 +263,21 @@ fn move_to_prepared(slot: &Slot) {
             held == 0 || !unsafe { pg_sys::TransactionIdIsInProgress(held.into()) }
         });
         free.map(|p| {
-            p.slot.take(slot);
+            p.slot().take(slot);
             p.xid.store(xid.into_inner(), Ordering::Release);
         })
     });
     if moved.is_some() {
         slot.withdraw();
     } else {
-        // Kept in the backend's slot instead, until its next transaction
-        // ends: the watermark waits longer, never less.
+        // Not expected: there are max_prepared_transactions slots, and no
+        // more transactions than that can be prepared. Should it happen, the
+        // announcement stays in the backend's slot only until this
+        // session's next transaction ends, which may come before COMMIT
+        // PREPARED: say so.
         pgrx::warning!(
             "uuid_ext: no free prepared-transaction slot for the commit watermark; \
-             it waits for this session's next transaction instead"
+             it holds this transaction's keys back only until this session's next transaction ends"
         );
     }
 }
@@ -269,7 +326,7 @@ fn prepared_announcements(scope: Scope) -> impl Iterator<Item = (u64, u64)> {
         let xid = p.xid.load(Ordering::Acquire);
         // SAFETY: a plain question to the proc array.
         if xid != 0 && unsafe { pg_sys::TransactionIdIsInProgress(xid.into()) } {
-            p.slot.counted(scope)
+            p.slot().counted(scope)
         } else {
             None
         }
@@ -290,7 +347,7 @@ fn scope() -> Scope {
 /// database.
 pub fn current(scope: Scope) -> Option<u64> {
     shmem::shared_words(7).map(|s| {
-        watermark::read(s.word, backend_slots(), scope, || {
+        watermark::read(s.word, &board(), scope, || {
             prepared_announcements(scope)
                 .map(|(v, _)| v)
                 .min()
@@ -342,7 +399,7 @@ fn uuid_v7_watermark() -> Uuid {
 /// is none).
 pub fn oldest_announcement_age_ms(now_ms: u64) -> Option<u64> {
     let scope = scope();
-    let oldest = watermark::oldest_since(backend_slots(), scope).min(
+    let oldest = board().oldest_since(scope).min(
         prepared_announcements(scope)
             .map(|(_, t)| t)
             .min()

@@ -195,7 +195,8 @@ def main():
         r = subprocess.run([os.environ["PSQL"], "-X", "-At", "-c", r"\set VERBOSITY verbose", "-c",
                             f"SELECT {gen}"], capture_output=True, text=True)
         if r.returncode == 0 or "ERROR:  42501: could not write the UUID sequencer horizon " \
-                '"uuid_ext.horizon.tmp" in the data directory: Permission denied' not in r.stderr:
+                '"uuid_ext.horizon.tmp" in the data directory: Permission denied' not in r.stderr \
+                or DATA in r.stderr:
             fail(f"UUIDv{v} with the horizon file unwritable: {r.stdout}{r.stderr}")
     log = open(os.environ["SERVER_LOG"]).read()[log_size:]
     # The client is told the file's name in the data directory; the server

@@ -129,6 +129,50 @@ def plant(conn, schema):
                      f"CHECK ({schema}.hostile_log('type {t}: ' || VALUE::pg_catalog.text))")
 
 
+# Words before "(" in a DO block that are syntax, not functions.
+KEYWORDS = {"select", "from", "where", "into", "if", "then", "end", "not", "and", "or", "perform", "execute",
+            "raise", "notice", "using", "hint", "declare", "begin", "in", "is", "null", "operator", "as",
+            "elsif", "else", "loop", "for", "return", "exists", "case", "when", "on", "join", "values"}
+
+
+STRING = r"'(?:[^']|'')*'"
+
+
+def unqualified_in_sql(code):
+    """Functions, casts and operators named without a schema in `code`
+    (string literals already blanked)."""
+    found = [f"function {m.group(1)}" for m in re.finditer(r"(?<![\w.])([a-z_][a-z0-9_]*)\s*\(", code, re.I)
+             if m.group(1).lower() not in KEYWORDS]
+    found += [f"type {m.group(1)}" for m in re.finditer(r"::\s*([a-z_][a-z0-9_]*)\b(?!\s*\.)", code, re.I)]
+    # Argument types in parentheses (the DDL that format() builds).
+    found += [f"type {item.strip()}" for m in re.finditer(r"\(([^()']*)\)", code)
+              for item in m.group(1).split(",") if re.fullmatch(r"\s*[a-z_]\w*\s*", item, re.I)]
+    ops = re.sub(r"OPERATOR\(pg_catalog\.[^)]+\)", " ", code)
+    ops = re.sub(r"USING\s+\w+\s*=", " ", ops, flags=re.I).replace(":=", " ")
+    found += [f"operator {m.group(0)}" for m in re.finditer(r"->>|->|<=|>=|<>|!=|\|\||-|[=<>+*/%]", ops)]
+    return found
+
+
+def unqualified_in_do_blocks(text):
+    """Every function, operator and type named without a schema in the DO
+    blocks of a script, and in the SQL they build with format() (its
+    placeholders stand for the extension's schema or a literal)."""
+    found = []
+    for block in re.findall(r"\bDO \$\$(.*?)\$\$;", text, re.S):
+        b = re.sub(r"--[^\n]*", "", block)
+        for args in re.findall(rf"pg_catalog\.format\(\s*((?:{STRING}\s*)+)", b):
+            built = "".join(lit[1:-1].replace("''", "'") for lit in re.findall(STRING, args))
+            built = re.sub(r"%(\d+\$)?[sI]", "ext", built)
+            found += unqualified_in_sql(re.sub(STRING, "''", re.sub(r"%(\d+\$)?L", "''", built)))
+        b = re.sub(STRING, "''", b)
+        found += unqualified_in_sql(b)
+        declare = re.search(r"\bDECLARE\b(.*?)\bBEGIN\b", b, re.S | re.I)
+        for m in re.finditer(r"^\s*[a-z_]\w*\s+([a-z_][a-z0-9_]*)\b(?!\s*\.)", declare.group(1) if declare else "",
+                             re.I | re.M):
+            found.append(f"type {m.group(1)}")
+    return found
+
+
 def names_in_scripts(paths):
     """Every `pg_catalog.NAME` and `OPERATOR(pg_catalog.OP)` the scripts name."""
     funcs, ops = set(), set()
@@ -149,7 +193,10 @@ def check_coverage(paths):
     if missing:
         fail(f"the scripts name pg_catalog objects that have no look-alike here: {sorted(missing)}")
     if ops - {op for op, _, _ in OPERATORS}:
-        fail(f"the scripts name operators that have no look-alike here: {sorted(ops)}")
+        fail(f"the scripts name operators that have no look-alike here: {sorted(ops - {o for o, _, _ in OPERATORS})}")
+    unqualified = {p: unqualified_in_do_blocks(open(p).read()) for p in paths}
+    if any(unqualified.values()):
+        fail(f"names without a schema in the scripts' DO blocks: {unqualified}")
     return len(funcs), len(ops)
 
 
@@ -241,14 +288,23 @@ def test_hostile_install():
         n = check_installed(conn, "tenant_a", version)
     ok(f"tenant_a (not a superuser, owns its database) installed uuid_ext {version} into a schema first in "
        f"search_path holding {len(FUNCTIONS)} function, {len(OPERATORS)} operator and {len(TYPES)} type look-alikes "
-       f"(covering the {n_funcs} pg_catalog names and {n_ops} operators of {len(scripts)} scripts): none ran; "
+       f"(covering the {n_funcs} pg_catalog names and {n_ops} operators of {len(scripts)} scripts, whose DO blocks "
+       f"name nothing without its schema): none ran; "
        f"its {n} objects are the bootstrap superuser's")
 
-    # The same test catches 0.4.0's released script (the test can fail).
+    # The same tests catch 0.4.0's released script (they can fail): the
+    # check finds its unqualified names, and its preload block picks the
+    # planted ->>(jsonb, jsonb), whose right operand 'preloaded' is then no
+    # valid jsonb.
+    released = os.path.join(ext_dir, "uuid_ext--0.4.0.sql")
+    unqualified = unqualified_in_do_blocks(open(released).read())
+    if not unqualified:
+        fail("the check finds no unqualified name in 0.4.0's released script: it cannot tell")
     problems = hostile_install("tenant_b", "tenant_b", "0.4.0")
-    if not problems:
-        fail("0.4.0's released install script passed the hostile-schema test: the test cannot tell")
-    ok(f"the same test on 0.4.0's released script catches it: {problems[0]}")
+    if not any("invalid input syntax for type json" in p or "look-alike ran" in p for p in problems):
+        fail(f"0.4.0's released install script passed the hostile-schema test: the test cannot tell ({problems})")
+    ok(f"the same tests on 0.4.0's released script catch it: its DO blocks name {len(set(unqualified))} things without a "
+       f"schema ({', '.join(sorted(set(unqualified)))}); installed among the look-alikes: {problems[0]}")
 
     # ALTER EXTENSION UPDATE from every earlier release, look-alikes planted
     # after the old version was installed.
@@ -308,13 +364,14 @@ def test_locked():
                 ("ALTER FUNCTION app.uuid_v7_watermark() SET uuid_ext.watermark_scope = server", "42501"),
                 ("DROP FUNCTION app.uuid_v7_watermark()", "2BP01"),
                 ("DROP OPERATOR app.= (app.uuid7, app.uuid7)", "2BP01"),
-                ("DROP CAST (app.uuid7 AS uuid)", "42501")):
+                ("DROP CAST (app.uuid7 AS uuid)", "42501"),
+                ("ALTER EXTENSION uuid_ext SET SCHEMA public", "42501")):
             must_fail(conn, sql, sqlstate, "an object of the extension")
         # Its own session's settings are its own.
         conn.execute("SET uuid_ext.monotonicity = backend")
         conn.execute("SET uuid_ext.watermark_scope = server")
     ok("tenant_a cannot set uuid_ext's four server-wide settings (SET, ALTER SYSTEM, ALTER DATABASE, ALTER ROLE) "
-       "nor alter, replace, drop or take over 9 of the extension's objects; it sets its session's "
+       "nor alter, replace, drop, take over or move 10 of the extension's objects; it sets its session's "
        "uuid_ext.monotonicity and uuid_ext.watermark_scope")
 
 
@@ -350,7 +407,8 @@ def test_paths():
         su.execute("DROP OWNED BY settings_reader")
         su.execute("DROP ROLE settings_reader")
 
-    # The horizon-write ERROR: a file in the way of the write, owned by root.
+    # The horizon-write ERROR: a file in the way of the write (this test's
+    # user's, mode 0400: the server's user cannot open it).
     temp = os.path.join(data, "uuid_ext.horizon.tmp")
     log_size = os.path.getsize(os.environ["SERVER_LOG"])
     with open(temp, "w") as f:
@@ -383,6 +441,9 @@ def test_paths():
 # --- watermark: per database ------------------------------------------------
 
 def watermark_test():
+    with connect() as su:
+        su.execute("DROP DATABASE tenant_b")
+        su.execute("CREATE DATABASE tenant_b OWNER tenant_b")
     a = connect("tenant_a", "tenant_a")
     b = connect("tenant_b", "tenant_b")
     b.execute("CREATE EXTENSION IF NOT EXISTS uuid_ext SCHEMA public")

@@ -39,23 +39,6 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 /// An empty slot's value (and its time).
 pub const NONE: u64 = u64::MAX;
 
-/// One transaction's announcement: the value, the database it was made in,
-/// and when (Unix milliseconds). Lives in shared memory (`repr(C)`, atomics
-/// only).
-#[repr(C)]
-#[derive(Debug)]
-pub struct Slot {
-    value: AtomicU64,
-    since_ms: AtomicU64,
-    database: AtomicU32,
-}
-
-impl Default for Slot {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 /// Whose announcements a reader counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
@@ -75,23 +58,24 @@ impl Scope {
     }
 }
 
-impl Slot {
-    /// An empty slot.
-    pub const fn new() -> Self {
-        Slot {
-            value: AtomicU64::new(NONE),
-            since_ms: AtomicU64::new(NONE),
-            database: AtomicU32::new(0),
-        }
-    }
+/// One transaction's announcement: the value, when it was made (Unix
+/// milliseconds) and the database it was made in. A view of three atomics
+/// that live in shared memory.
+#[derive(Clone, Copy, Debug)]
+pub struct Slot<'a> {
+    pub value: &'a AtomicU64,
+    pub since_ms: &'a AtomicU64,
+    pub database: &'a AtomicU32,
+}
 
+impl Slot<'_> {
     /// Announces for a transaction of `database` about to draw from `word`
     /// at `now_ms`: a value no greater than any the word will give it (the
     /// next one is at least `word + 1`). Stored with `fetch_min`, so that a
     /// parallel worker announcing into its leader's slot never raises what
     /// (nor when) the leader announced.
     #[inline]
-    pub fn announce(&self, word: &AtomicU64, database: u32, now_ms: u64) -> u64 {
+    pub fn announce(self, word: &AtomicU64, database: u32, now_ms: u64) -> u64 {
         self.database.store(database, Ordering::Relaxed);
         self.since_ms.fetch_min(now_ms, Ordering::Relaxed);
         let value = word.load(Ordering::Acquire).saturating_add(1);
@@ -101,20 +85,20 @@ impl Slot {
 
     /// Withdraws the announcement, once the transaction's end is visible.
     #[inline]
-    pub fn withdraw(&self) {
+    pub fn withdraw(self) {
         self.value.store(NONE, Ordering::Release);
         self.since_ms.store(NONE, Ordering::Relaxed);
     }
 
     /// Whether the slot holds an announcement.
     #[inline]
-    pub fn is_announced(&self) -> bool {
+    pub fn is_announced(self) -> bool {
         self.value.load(Ordering::Relaxed) != NONE
     }
 
     /// Takes `other`'s announcement (a prepared transaction's move): the
     /// database and time first, the value last.
-    pub fn take(&self, other: &Slot) {
+    pub fn take(self, other: Slot<'_>) {
         self.database
             .store(other.database.load(Ordering::Relaxed), Ordering::Relaxed);
         self.since_ms
@@ -126,7 +110,7 @@ impl Slot {
     /// The announcement, if there is one and `scope` counts it: its value
     /// and when it was made.
     #[inline]
-    pub fn counted(&self, scope: Scope) -> Option<(u64, u64)> {
+    pub fn counted(self, scope: Scope) -> Option<(u64, u64)> {
         let value = self.value.load(Ordering::Acquire);
         if value == NONE || !scope.covers(self.database.load(Ordering::Relaxed)) {
             return None;
@@ -135,26 +119,65 @@ impl Slot {
     }
 }
 
-/// The smallest announcement among `slots` that `scope` counts (NONE when
-/// there is none).
-pub fn min_announced<'a>(slots: impl IntoIterator<Item = &'a Slot>, scope: Scope) -> u64 {
-    slots
-        .into_iter()
-        .filter_map(|s| s.counted(scope))
-        .map(|(v, _)| v)
-        .min()
-        .unwrap_or(NONE)
+/// Many slots, as three parallel arrays: the values contiguous, so that a
+/// reader's pass over them costs what a pass over an array of words does
+/// (most slots are empty; their time and database are never read).
+#[derive(Clone, Copy, Debug)]
+pub struct Board<'a> {
+    values: &'a [AtomicU64],
+    since_ms: &'a [AtomicU64],
+    databases: &'a [AtomicU32],
 }
 
-/// When the oldest announcement among `slots` that `scope` counts was made
-/// (Unix ms; NONE when there is none).
-pub fn oldest_since<'a>(slots: impl IntoIterator<Item = &'a Slot>, scope: Scope) -> u64 {
-    slots
-        .into_iter()
-        .filter_map(|s| s.counted(scope))
-        .map(|(_, since)| since)
-        .min()
-        .unwrap_or(NONE)
+impl<'a> Board<'a> {
+    /// The board over three arrays of one length.
+    pub fn new(
+        values: &'a [AtomicU64],
+        since_ms: &'a [AtomicU64],
+        databases: &'a [AtomicU32],
+    ) -> Self {
+        let n = values.len().min(since_ms.len()).min(databases.len());
+        Board {
+            values: &values[..n],
+            since_ms: &since_ms[..n],
+            databases: &databases[..n],
+        }
+    }
+
+    /// Slot `i`.
+    #[inline]
+    pub fn slot(&self, i: usize) -> Option<Slot<'a>> {
+        Some(Slot {
+            value: self.values.get(i)?,
+            since_ms: self.since_ms.get(i)?,
+            database: self.databases.get(i)?,
+        })
+    }
+
+    /// The smallest announcement that `scope` counts (NONE when there is
+    /// none).
+    pub fn min_announced(&self, scope: Scope) -> u64 {
+        // One load and one well-predicted comparison per slot; the
+        // database is read only for a candidate minimum.
+        let mut min = NONE;
+        for (i, v) in self.values.iter().enumerate() {
+            let value = v.load(Ordering::Acquire);
+            if value < min && scope.covers(self.databases[i].load(Ordering::Relaxed)) {
+                min = value;
+            }
+        }
+        min
+    }
+
+    /// When the oldest announcement that `scope` counts was made (Unix ms;
+    /// NONE when there is none).
+    pub fn oldest_since(&self, scope: Scope) -> u64 {
+        (0..self.values.len())
+            .filter_map(|i| self.slot(i)?.counted(scope))
+            .map(|(_, since)| since)
+            .min()
+            .unwrap_or(NONE)
+    }
 }
 
 /// The watermark from a word read *before* the slots and the smallest
@@ -167,14 +190,14 @@ pub fn watermark(word_before: u64, min_announced: u64) -> u64 {
 /// Reads `word`, then `backends`, then calls `prepared` for the smallest
 /// prepared transaction's announcement in `scope` (in that order: see the
 /// module's comment), and returns the watermark for `scope`.
-pub fn read<'a>(
+pub fn read(
     word: &AtomicU64,
-    backends: impl IntoIterator<Item = &'a Slot>,
+    backends: &Board<'_>,
     scope: Scope,
     prepared: impl FnOnce() -> u64,
 ) -> u64 {
     let w = word.load(Ordering::Acquire);
-    let b = min_announced(backends, scope);
+    let b = backends.min_announced(scope);
     watermark(w, b.min(prepared()))
 }
 
@@ -187,23 +210,43 @@ mod tests {
     const OTHER_DB: u32 = 16385;
     const HERE: Scope = Scope::Database(DB);
 
-    fn slots(n: usize) -> Vec<Slot> {
-        (0..n).map(|_| Slot::new()).collect()
+    /// Slots as shared memory holds them, owned by the test.
+    struct Slots {
+        values: Vec<AtomicU64>,
+        since_ms: Vec<AtomicU64>,
+        databases: Vec<AtomicU32>,
+    }
+
+    impl Slots {
+        fn new(n: usize) -> Self {
+            Slots {
+                values: (0..n).map(|_| AtomicU64::new(NONE)).collect(),
+                since_ms: (0..n).map(|_| AtomicU64::new(NONE)).collect(),
+                databases: (0..n).map(|_| AtomicU32::new(0)).collect(),
+            }
+        }
+        fn board(&self) -> Board<'_> {
+            Board::new(&self.values, &self.since_ms, &self.databases)
+        }
+        fn slot(&self, i: usize) -> Slot<'_> {
+            self.board().slot(i).unwrap()
+        }
     }
 
     #[test]
     fn no_announcement_gives_the_next_value() {
         let word = AtomicU64::new(41);
-        assert_eq!(read(&word, &slots(4), HERE, || NONE), 42);
-        assert_eq!(read(&word, &slots(4), Scope::Server, || NONE), 42);
+        let slots = Slots::new(4);
+        assert_eq!(read(&word, &slots.board(), HERE, || NONE), 42);
+        assert_eq!(read(&word, &slots.board(), Scope::Server, || NONE), 42);
     }
 
     #[test]
     fn an_open_transaction_holds_the_watermark_until_it_withdraws() {
         let word = AtomicU64::new(100);
-        let slots = slots(2);
+        let slots = Slots::new(2);
         let mut t = Session::new();
-        assert_eq!(slots[0].announce(&word, DB, 5), 101);
+        assert_eq!(slots.slot(0).announce(&word, DB, 5), 101);
         let mine = t.next(&word, 0, u64::MAX).unwrap();
         assert_eq!(mine, 101);
         // Others run the word on; the watermark stays at the open value.
@@ -211,55 +254,65 @@ mod tests {
         for _ in 0..10 {
             other.next(&word, 0, u64::MAX).unwrap();
         }
-        let wm = read(&word, &slots, HERE, || NONE);
+        let wm = read(&word, &slots.board(), HERE, || NONE);
         assert!(wm <= mine, "{wm} would let a reader pass {mine}");
-        slots[0].withdraw();
-        assert_eq!(read(&word, &slots, HERE, || NONE), 112);
+        slots.slot(0).withdraw();
+        assert_eq!(read(&word, &slots.board(), HERE, || NONE), 112);
     }
 
     #[test]
     fn another_databases_transaction_holds_only_a_server_wide_reader() {
         let word = AtomicU64::new(100);
-        let slots = slots(2);
-        slots[1].announce(&word, OTHER_DB, 5);
+        let slots = Slots::new(2);
+        slots.slot(1).announce(&word, OTHER_DB, 5);
         word.store(200, Ordering::Relaxed);
-        assert_eq!(read(&word, &slots, HERE, || NONE), 201);
-        assert_eq!(read(&word, &slots, Scope::Database(OTHER_DB), || NONE), 101);
-        assert_eq!(read(&word, &slots, Scope::Server, || NONE), 101);
+        let b = slots.board();
+        assert_eq!(read(&word, &b, HERE, || NONE), 201);
+        assert_eq!(read(&word, &b, Scope::Database(OTHER_DB), || NONE), 101);
+        assert_eq!(read(&word, &b, Scope::Server, || NONE), 101);
         // One of this database as well: the smallest of its own counts.
-        slots[0].announce(&word, DB, 6);
+        slots.slot(0).announce(&word, DB, 6);
         word.store(300, Ordering::Relaxed);
-        assert_eq!(read(&word, &slots, HERE, || NONE), 201);
-        assert_eq!(read(&word, &slots, Scope::Server, || NONE), 101);
+        assert_eq!(read(&word, &b, HERE, || NONE), 201);
+        assert_eq!(read(&word, &b, Scope::Server, || NONE), 101);
+        // A larger announcement of this database after another database's
+        // smaller one: still found.
+        let slots = Slots::new(3);
+        word.store(10, Ordering::Relaxed);
+        slots.slot(0).announce(&word, OTHER_DB, 1);
+        word.store(20, Ordering::Relaxed);
+        slots.slot(2).announce(&word, DB, 1);
+        assert_eq!(slots.board().min_announced(HERE), 21);
+        assert_eq!(slots.board().min_announced(Scope::Server), 11);
     }
 
     #[test]
     fn the_oldest_announcement_is_dated_when_it_was_made() {
         let word = AtomicU64::new(0);
-        let slots = slots(3);
-        assert_eq!(oldest_since(&slots, Scope::Server), NONE);
+        let slots = Slots::new(3);
+        assert_eq!(slots.board().oldest_since(Scope::Server), NONE);
         // The word's time has nothing to do with it: a word far in the past.
-        slots[0].announce(&word, DB, 9_000);
-        slots[1].announce(&word, OTHER_DB, 7_000);
-        slots[2].announce(&word, DB, 8_000);
-        assert_eq!(oldest_since(&slots, HERE), 8_000);
-        assert_eq!(oldest_since(&slots, Scope::Server), 7_000);
-        slots[2].withdraw();
-        assert_eq!(oldest_since(&slots, HERE), 9_000);
+        slots.slot(0).announce(&word, DB, 9_000);
+        slots.slot(1).announce(&word, OTHER_DB, 7_000);
+        slots.slot(2).announce(&word, DB, 8_000);
+        assert_eq!(slots.board().oldest_since(HERE), 8_000);
+        assert_eq!(slots.board().oldest_since(Scope::Server), 7_000);
+        slots.slot(2).withdraw();
+        assert_eq!(slots.board().oldest_since(HERE), 9_000);
         // A new transaction in the slot is dated anew.
-        slots[2].announce(&word, DB, 10_000);
-        slots[0].withdraw();
-        assert_eq!(oldest_since(&slots, HERE), 10_000);
+        slots.slot(2).announce(&word, DB, 10_000);
+        slots.slot(0).withdraw();
+        assert_eq!(slots.board().oldest_since(HERE), 10_000);
     }
 
     #[test]
     fn a_worker_never_raises_its_leaders_announcement() {
         let word = AtomicU64::new(10);
-        let slot = Slot::new();
-        slot.announce(&word, DB, 100);
+        let slots = Slots::new(1);
+        slots.slot(0).announce(&word, DB, 100);
         word.store(50, Ordering::Relaxed);
-        slot.announce(&word, DB, 200); // the worker, later, into the same slot
-        assert_eq!(slot.counted(HERE), Some((11, 100)));
+        slots.slot(0).announce(&word, DB, 200); // the worker, later, into the same slot
+        assert_eq!(slots.slot(0).counted(HERE), Some((11, 100)));
     }
 
     #[test]
@@ -271,32 +324,32 @@ mod tests {
         for scope in [HERE, Scope::Server, Scope::Database(OTHER_DB)] {
             for reader_after_step in 0..=2 {
                 let word = AtomicU64::new(500);
-                let backend = [Slot::new()];
-                let prepared = [Slot::new()];
-                let a = backend[0].announce(&word, DB, 1);
+                let backend = Slots::new(1);
+                let prepared = Slots::new(1);
+                let a = backend.slot(0).announce(&word, DB, 1);
                 word.store(600, Ordering::Relaxed);
                 // The reader reads the word and the backends' slot here...
                 let w = word.load(Ordering::Acquire);
                 let b = if reader_after_step >= 1 {
-                    prepared[0].take(&backend[0]);
-                    let b = min_announced(&backend, scope);
-                    backend[0].withdraw();
+                    prepared.slot(0).take(backend.slot(0));
+                    let b = backend.board().min_announced(scope);
+                    backend.slot(0).withdraw();
                     b
                 } else {
-                    let b = min_announced(&backend, scope);
-                    prepared[0].take(&backend[0]);
-                    backend[0].withdraw();
+                    let b = backend.board().min_announced(scope);
+                    prepared.slot(0).take(backend.slot(0));
+                    backend.slot(0).withdraw();
                     b
                 };
                 // ... and the prepared slots after.
-                let wm = watermark(w, b.min(min_announced(&prepared, scope)));
+                let wm = watermark(w, b.min(prepared.board().min_announced(scope)));
                 let expected = if scope == Scope::Database(OTHER_DB) {
                     601
                 } else {
                     a
                 };
                 assert_eq!(wm, expected, "{scope:?}, interleaving {reader_after_step}");
-                assert_eq!(prepared[0].counted(Scope::Server), Some((a, 1)));
+                assert_eq!(prepared.slot(0).counted(Scope::Server), Some((a, 1)));
             }
         }
     }
@@ -308,14 +361,15 @@ mod tests {
         // scope below the watermark it computes must be marked ended by then.
         use std::sync::atomic::AtomicBool;
         let word = AtomicU64::new(0);
-        let slots = slots(3);
+        let slots = Slots::new(3);
         let databases = [DB, OTHER_DB, DB];
         let ended: Vec<AtomicBool> = (0..200_000).map(|_| AtomicBool::new(false)).collect();
         let drawn_in: Vec<AtomicU32> = (0..200_000).map(|_| AtomicU32::new(0)).collect();
         let given = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
         std::thread::scope(|scope| {
-            for (slot, db) in slots.iter().zip(databases) {
+            for (i, db) in databases.into_iter().enumerate() {
+                let slot = slots.slot(i);
                 let (word, ended, drawn_in, given) = (&word, &ended, &drawn_in, &given);
                 scope.spawn(move || {
                     let mut s = Session::new();
@@ -331,12 +385,12 @@ mod tests {
                 });
             }
             for reader in [HERE, Scope::Database(OTHER_DB), Scope::Server] {
-                let (word, slots, ended, drawn_in, stop) =
-                    (&word, &slots, &ended, &drawn_in, &stop);
+                let board = slots.board();
+                let (word, ended, drawn_in, stop) = (&word, &ended, &drawn_in, &stop);
                 scope.spawn(move || {
                     let mut checked = 0u64;
                     while !stop.load(Ordering::Relaxed) {
-                        let wm = read(word, slots, reader, || NONE);
+                        let wm = read(word, &board, reader, || NONE);
                         for v in checked.max(1)..wm {
                             if ended[v as usize].load(Ordering::Acquire) {
                                 continue;

@@ -43,13 +43,14 @@ SELECT uuid_ext_info() -> 'oldest_announcement_age_ms' IS NOT NULL AS announced;
 COMMIT;
 
 -- Whose transactions count: this database's by default, every database's
--- with watermark_scope = server (tests/cluster/tenants.py holds one open in
--- another database). Any session may choose for itself.
+-- with watermark_scope = server. Any session may choose for itself; its
+-- own open transaction holds it back in either scope. (Another database's
+-- open and prepared transactions: tests/cluster/tenants.py.)
 SELECT context, vartype, boot_val, enumvals FROM pg_settings WHERE name = 'uuid_ext.watermark_scope';
 SET uuid_ext.watermark_scope = server;
 BEGIN;
 SELECT uuid_generate_v7() AS mine \gset
-SELECT uuid_v7_watermark() <= :'mine'::uuid AS held_server_wide;
+SELECT uuid_v7_watermark() <= :'mine'::uuid AS held;
 COMMIT;
 SET uuid_ext.watermark_scope = cluster;
 RESET uuid_ext.watermark_scope;
