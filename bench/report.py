@@ -272,8 +272,8 @@ def releases(r, t):
            f"{len(base)} pairs of starts. Per start, in one session: `uuid_generate_v7()` and `uuid_v7_watermark()` "
            f"(`{base[0]['rows']:,}` rows, {base[0]['rounds']} rounds, medians net of the empty loop), and "
            f"{base[0].get('xacts', 0):,} transactions that each draw one UUIDv7 (its announcement, the UUID, the "
-           "withdrawal at commit) against as many empty ones (a procedure that commits in a loop; 5 rounds, "
-           "medians of the difference).", "",
+           f"withdrawal at commit) against as many empty ones (a procedure that commits in a loop; "
+           f"{base[0].get('xact_rounds', 0)} rounds alternated, the difference of the medians).", "",
            "| start | `uuid_generate_v7()` previous / this (ns) | `uuid_v7_watermark()` previous / this (ns) | "
            "a transaction with one UUIDv7, previous / this (ns) |", "|---:|---:|---:|---:|"]
     for i, (b, c) in enumerate(zip(base, cur), 1):

@@ -532,17 +532,22 @@ def release_generation(db, rows, rounds):
             runs[k].append(float(secs) * 1e9 / rows)
     net = {k: [g - e for g, e in zip(runs[k], runs["empty loop"], strict=True)]
            for k in ("uuid_generate_v7()", "uuid_v7_watermark()")}
-    n_xacts = 100_000
+    n_xacts, xact_rounds = 50_000, 25
     xact = {True: [], False: []}
-    for r in range(5):
+    script = []
+    for r in range(xact_rounds):
         for draw in rotated([True, False], r):
-            xact[draw].append(float(db.q(f"CALL bench_commits({n_xacts}, {str(draw).lower()})")) * 1e9 / n_xacts)
-    xact_net = [d - e for d, e in zip(xact[True], xact[False], strict=True)]
+            script.append(f"CALL bench_commits({n_xacts}, {str(draw).lower()});")
+            script.append(f"\\echo measured|{draw}")
+    lines = db.script("\n".join(script)).splitlines()
+    for secs, tag in zip(lines[::2], lines[1::2], strict=True):
+        xact[tag == "measured|True"].append(float(secs) * 1e9 / n_xacts)
+    xact_net = statistics.median(xact[True]) - statistics.median(xact[False])
     return {"net_ns": statistics.median(net["uuid_generate_v7()"]), "runs_net_ns": net["uuid_generate_v7()"],
             "watermark_net_ns": statistics.median(net["uuid_v7_watermark()"]),
             "watermark_runs_net_ns": net["uuid_v7_watermark()"],
-            "xact_net_ns": statistics.median(xact_net), "xact_runs_net_ns": xact_net,
-            "xact_empty_ns": statistics.median(xact[False]), "xacts": n_xacts,
+            "xact_net_ns": xact_net, "xact_runs_ns": xact[True], "xact_empty_runs_ns": xact[False],
+            "xact_empty_ns": statistics.median(xact[False]), "xacts": n_xacts, "xact_rounds": xact_rounds,
             "rows": rows, "rounds": rounds,
             "library_version": json.loads(db.q("SELECT uuid_ext_info()"))["version"]}
 

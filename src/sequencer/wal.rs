@@ -15,6 +15,8 @@
 //! - a watermark record from the horizon worker when the commit watermark
 //!   moves; its redo is what `uuid_v7_watermark()` answers on a standby.
 
+use std::sync::atomic::{AtomicI32, Ordering};
+
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use uuid_ext_core::horizon::Limits;
@@ -29,10 +31,27 @@ pub fn logging() -> bool {
     guc::durable_wal() && !in_recovery()
 }
 
+/// The process (`MyProcPid`) that saw recovery end. Recovery never starts
+/// again in a process that saw it end (PostgreSQL keeps the same fact in
+/// `LocalRecoveryInProgress`); a child forked after must ask for itself.
+/// Asking goes through pgrx's FFI guard, a large share of the cost of a
+/// `uuid_v7_watermark()` call (a plain static, not a thread-local: those
+/// cost a `__tls_get_addr` call in a shared library).
+static RECOVERY_ENDED_IN: AtomicI32 = AtomicI32::new(0);
+
 /// Whether this server is in recovery (a standby, or still replaying).
 pub fn in_recovery() -> bool {
+    // SAFETY: MyProcPid is set at process start and only read here.
+    let me = unsafe { pg_sys::MyProcPid };
+    if me != 0 && RECOVERY_ENDED_IN.load(Ordering::Relaxed) == me {
+        return false;
+    }
     // SAFETY: a plain question to the WAL machinery, valid in any backend.
-    unsafe { pg_sys::RecoveryInProgress() }
+    let in_recovery = unsafe { pg_sys::RecoveryInProgress() };
+    if !in_recovery {
+        RECOVERY_ENDED_IN.store(me, Ordering::Relaxed);
+    }
+    in_recovery
 }
 
 #[cfg(not(any(feature = "pg13", feature = "pg14")))]

@@ -68,9 +68,11 @@ thread_local! {
 }
 
 /// Slots for every regular backend, autovacuum worker, background worker
-/// and WAL sender (PostgreSQL's MaxBackends), and the auxiliary processes
-/// after them in its array (a margin: they never generate). An even count,
-/// so that the databases' array (4 bytes each) ends 8-byte aligned.
+/// and WAL sender: PostgreSQL's MaxBackends, the first entries of its array
+/// of processes (the auxiliary processes after them never run SQL; one that
+/// drew a UUID would get `no_watermark_slot`, not a wrong answer). A reader
+/// scans every slot, so none is kept for nothing. An even count, so that
+/// the databases' array (4 bytes each) ends 8-byte aligned.
 fn counts() -> (usize, usize) {
     // SAFETY: MaxBackends and the settings are known before shared memory is
     // sized (shmem_request); the setting's text is read at once.
@@ -83,7 +85,7 @@ fn counts() -> (usize, usize) {
         (pg_sys::MaxBackends, prepared.unwrap_or(0))
     };
     (
-        (usize::try_from(backends).unwrap_or(0) + 64).next_multiple_of(2),
+        usize::try_from(backends).unwrap_or(0).next_multiple_of(2),
         prepared,
     )
 }

@@ -73,21 +73,27 @@ impl Slot<'_> {
     /// at `now_ms`: a value no greater than any the word will give it (the
     /// next one is at least `word + 1`). Stored with `fetch_min`, so that a
     /// parallel worker announcing into its leader's slot never raises what
-    /// (nor when) the leader announced.
+    /// the leader announced; the database and the time are written only
+    /// into an empty slot (a worker's leader announced earlier, in the same
+    /// database), before the value, so a reader that sees the value sees
+    /// them.
     #[inline]
     pub fn announce(self, word: &AtomicU64, database: u32, now_ms: u64) -> u64 {
-        self.database.store(database, Ordering::Relaxed);
-        self.since_ms.fetch_min(now_ms, Ordering::Relaxed);
+        if self.value.load(Ordering::Relaxed) == NONE {
+            self.database.store(database, Ordering::Relaxed);
+            self.since_ms.store(now_ms, Ordering::Relaxed);
+        }
         let value = word.load(Ordering::Acquire).saturating_add(1);
         self.value.fetch_min(value, Ordering::SeqCst);
         value
     }
 
-    /// Withdraws the announcement, once the transaction's end is visible.
+    /// Withdraws the announcement, once the transaction's end is visible
+    /// (the time and database stay until the next announcement replaces
+    /// them; no reader looks at them in an empty slot).
     #[inline]
     pub fn withdraw(self) {
         self.value.store(NONE, Ordering::Release);
-        self.since_ms.store(NONE, Ordering::Relaxed);
     }
 
     /// Whether the slot holds an announcement.
@@ -157,16 +163,31 @@ impl<'a> Board<'a> {
     /// The smallest announcement that `scope` counts (NONE when there is
     /// none).
     pub fn min_announced(&self, scope: Scope) -> u64 {
-        // One load and one well-predicted comparison per slot; the
-        // database is read only for a candidate minimum.
-        let mut min = NONE;
-        for (i, v) in self.values.iter().enumerate() {
-            let value = v.load(Ordering::Acquire);
-            if value < min && scope.covers(self.databases[i].load(Ordering::Relaxed)) {
-                min = value;
-            }
+        // First the smallest of all, as one pass over an array of words
+        // takes it (no branch per slot): usually NONE, most slots empty.
+        let all = self
+            .values
+            .iter()
+            .map(|v| v.load(Ordering::Acquire))
+            .min()
+            .unwrap_or(NONE);
+        match scope {
+            _ if all == NONE => NONE,
+            Scope::Server => all,
+            // Then, only when something is announced, those of one
+            // database. Each load still comes after the reader's load of
+            // the word, which is all the ordering argument needs.
+            Scope::Database(_) => self
+                .values
+                .iter()
+                .zip(self.databases)
+                .filter_map(|(v, d)| {
+                    let value = v.load(Ordering::Acquire);
+                    (value != NONE && scope.covers(d.load(Ordering::Relaxed))).then_some(value)
+                })
+                .min()
+                .unwrap_or(NONE),
         }
-        min
     }
 
     /// When the oldest announcement that `scope` counts was made (Unix ms;
