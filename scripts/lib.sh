@@ -13,6 +13,7 @@ pg_prefix_for() { # major -> its installation prefix
     *) echo "$UUID_EXT_PG_ROOT/postgresql-$1" ;;
   esac
 }
+crate_version() { sed -n 's/^version = "\(.*\)"/\1/p' "$ROOT/Cargo.toml" | head -1; }
 pg_config_for() { echo "$(pg_prefix_for "$1")/bin/pg_config"; }
 pg_bindir_for() { "$(pg_config_for "$1")" --bindir; }
 pg_regress_for() { echo "$(dirname "$("$(pg_config_for "$1")" --pgxs)")/../test/regress/pg_regress"; }

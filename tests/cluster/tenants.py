@@ -70,20 +70,23 @@ def fresh_tenants():
 
 # --- hostile: the look-alikes --------------------------------------------
 
-# Functions: name, argument types. Each logs its call (a WARNING, which
-# survives a rollback, and a row) and returns something of its type.
+# Functions: name, argument types, result type. Each logs its call (a
+# WARNING, which survives a rollback, and a row) and returns something of
+# its type.
 FUNCTIONS = [
-    ("set_config", "text, text, bool"), ("set_config", "name, name, bool"),
-    ("current_setting", "text"), ("current_setting", "text, bool"), ("current_setting", "name"),
-    ("format", "text"), ("format", "text, text"), ("format", "text, text, text"),
-    ("quote_ident", "text"), ("quote_literal", "text"),
-    ("uuid_cmp", "uuid, uuid"), ("uuid_hash", "uuid"), ("uuid_hash_extended", "uuid, int8"),
-    ("uuid_eq", "uuid, uuid"), ("uuid_lt", "uuid, uuid"),
-    ("int4", "text"), ("bool", "text"), ("text", "jsonb"), ("regnamespace", "oid"), ("jsonb", "text"),
-    ("uuid_ext_info", "text"), ("uuid_extract_timestamp", "text"),
+    ("set_config", "text, text, bool", "text"), ("set_config", "name, name, bool", "text"),
+    ("current_setting", "text", "text"), ("current_setting", "text, bool", "text"),
+    ("current_setting", "name", "text"),
+    ("format", "text", "text"), ("format", "text, text", "text"), ("format", "text, text, text", "text"),
+    ("quote_ident", "text", "text"), ("quote_literal", "text", "text"),
+    ("uuid_cmp", "uuid, uuid", "int4"), ("uuid_hash", "uuid", "int4"), ("uuid_hash_extended", "uuid, int8", "int8"),
+    ("uuid_eq", "uuid, uuid", "bool"), ("uuid_lt", "uuid, uuid", "bool"),
+    ("int4", "text", "int4"), ("bool", "text", "bool"), ("text", "jsonb", "text"),
+    ("regnamespace", "oid", "regnamespace"), ("jsonb", "text", "jsonb"),
+    ("uuid_ext_info", "text", "jsonb"), ("uuid_extract_timestamp", "text", "text"),
     # uuid_skipsupport(internal) itself cannot be planted: no role but a
     # superuser makes a function of internal.
-    ("uuid_skipsupport", "text"),
+    ("uuid_skipsupport", "text", "text"),
 ]
 # Operators: name, left, right.
 OPERATORS = [(op, l, r) for op in ("->>", "->", "=", "<", "<=", ">", ">=", "<>")
@@ -107,13 +110,7 @@ def plant(conn, schema):
           INSERT INTO {schema}.hostile_calls VALUES (what, current_user);
           RETURN true;
         END $f$""")
-    for i, (name, args) in enumerate(FUNCTIONS):
-        ret = {"set_config": "text", "current_setting": "text", "format": "text", "quote_ident": "text",
-               "quote_literal": "text", "uuid_cmp": "int4", "uuid_hash": "int4",
-               "uuid_hash_extended": "int8", "uuid_eq": "bool", "uuid_lt": "bool", "int4": "int4",
-               "bool": "bool", "text": "text", "regnamespace": "regnamespace", "jsonb": "jsonb",
-               "uuid_ext_info": "jsonb", "uuid_extract_timestamp": "text",
-               "uuid_skipsupport": "text"}[name]
+    for name, args, ret in FUNCTIONS:
         conn.execute(f"""CREATE FUNCTION {schema}.{name}({args}) RETURNS pg_catalog.{ret} LANGUAGE plpgsql AS $f$
             BEGIN PERFORM {schema}.hostile_log('function {name}({args})'); RETURN {RESULT[ret]}; END $f$""")
     for i, (op, left, right) in enumerate(OPERATORS):
@@ -185,7 +182,7 @@ def names_in_scripts(paths):
 
 def check_coverage(paths):
     funcs, ops = names_in_scripts(paths)
-    planted = {n for n, _ in FUNCTIONS} | set(TYPES) | {"pg_extension"}
+    planted = {n for n, _, _ in FUNCTIONS} | set(TYPES) | {"pg_extension"}
     # pg_catalog tables and pseudo-types cannot be planted as look-alikes
     # that matter: a relation is found by its schema-qualified name, and no
     # role can make a type `internal`.

@@ -178,13 +178,8 @@ impl<'a> Board<'a> {
             // database. Each load still comes after the reader's load of
             // the word, which is all the ordering argument needs.
             Scope::Database(_) => self
-                .values
-                .iter()
-                .zip(self.databases)
-                .filter_map(|(v, d)| {
-                    let value = v.load(Ordering::Acquire);
-                    (value != NONE && scope.covers(d.load(Ordering::Relaxed))).then_some(value)
-                })
+                .announcements(scope)
+                .map(|(value, _)| value)
                 .min()
                 .unwrap_or(NONE),
         }
@@ -193,11 +188,26 @@ impl<'a> Board<'a> {
     /// When the oldest announcement that `scope` counts was made (Unix ms;
     /// NONE when there is none).
     pub fn oldest_since(&self, scope: Scope) -> u64 {
-        (0..self.values.len())
-            .filter_map(|i| self.slot(i)?.counted(scope))
+        self.announcements(scope)
             .map(|(_, since)| since)
             .min()
             .unwrap_or(NONE)
+    }
+
+    /// Every announcement that `scope` counts, as [`Slot::counted`] reads it.
+    fn announcements(&self, scope: Scope) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.values
+            .iter()
+            .zip(self.since_ms)
+            .zip(self.databases)
+            .filter_map(move |((value, since_ms), database)| {
+                Slot {
+                    value,
+                    since_ms,
+                    database,
+                }
+                .counted(scope)
+            })
     }
 }
 
