@@ -60,6 +60,10 @@ def generation(r, t):
     if core:
         t.add("7", f"PostgreSQL {pg}: `uuid_generate_v7()` net cost ≤ 0.1 × core `uuidv7()`'s",
               f"{v7:.0f} ns against {core:.0f} ns: **{v7 / core:.3f}×**", v7 / core <= 0.1)
+    if "public.uuidv4()" in g:
+        v4 = g["public.uuidv4()"]["net_ns"]
+        t.add("17", f"PostgreSQL {pg}: `uuidv4()` (uuid_ext's) net cost below `gen_random_uuid()`'s",
+              f"{v4:.0f} ns against {base:.0f} ns: **{v4 / base:.3f}×**", v4 < base)
     return out
 
 

@@ -122,10 +122,13 @@ def generation(db, rows, rounds, extra, core_v7):
             "uuid_generate_v7()": ("", "uuid_generate_v7()"),
             "uuid_generate_v7(), backend word": (BACKEND, "uuid_generate_v7()"),
             "uuid_generate_v7('1 hour')": ("", "uuid_generate_v7(interval '1 hour')"),
-            "uuid_generate_v6()": ("", "uuid_generate_v6()")}
+            "uuid_generate_v6()": ("", "uuid_generate_v6()"),
+            # PostgreSQL 18's names, ours (schema-qualified: on 18 the unqualified are core's).
+            "public.uuidv7()": ("", "public.uuidv7()"), "public.uuidv4()": ("", "public.uuidv4()")}
     if core_v7:
         gens["uuidv7()"] = ("", "uuidv7()")
         gens["uuidv7('1 hour')"] = ("", "uuidv7(interval '1 hour')")
+        gens["uuidv4()"] = ("", "uuidv4()")
     gens.update({k: ("", v) for k, v in extra.items()})
     samples = {name: [] for name in gens}
     names = list(gens)
@@ -565,7 +568,7 @@ def main():
     ap.add_argument("--origin", default="", help="where this PostgreSQL comes from, for the record")
     ap.add_argument("--pg-uuidv7", action="store_true", help="pg_uuidv7 is installed: measure it too")
     ap.add_argument("--json", required=True)
-    ap.add_argument("--only", help="run only these sections (comma-separated: durable, watermark, wal), keeping "
+    ap.add_argument("--only", help="run only these sections (comma-separated: generation, durable, watermark, wal), keeping "
                                    "the others of --json as they are")
     ap.add_argument("--release-label", help="measure uuid_generate_v7()'s net cost with the library the server "
                                             "runs now, and add it to --json under this label (scripts/bench swaps "
@@ -591,6 +594,10 @@ def main():
         results = json.load(open(a.json))
         for section in a.only.split(","):
             results.setdefault("machine_of", {})[section] = machine(db, a.origin)
+            if section == "generation":
+                results["generation"] = generation(db, a.rows, a.rounds, extra, core_v7)
+                results["rounds"] = a.rounds
+                continue
             results[section] = run_section(section, db, a, core_v7, extra)
         json.dump(results, open(a.json, "w"), indent=1)
         return
@@ -662,7 +669,7 @@ def run_section(name, db, a, core_v7, extra):
         for arm, v in d["sparse"]["arms"].items():
             print(f"  sparse writer, durable {arm}: median insert {v['median_ms']:.3f} ms")
     else:
-        sys.exit(f"--only knows: durable, watermark, wal (not {name})")
+        sys.exit(f"--only knows: generation, durable, watermark, wal (not {name})")
     for k, g in d["generation"].items():
         print(f"  uuid_generate_v7(), {name} {k}: net {g['net_ns']:.1f} ns; "
               f"pgbench {d['pgbench'][k]['tps']:.0f} tps, failed {d['pgbench'][k]['failed']}")

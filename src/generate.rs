@@ -107,17 +107,18 @@ fn next_v6() -> (u64, u64) {
     })
 }
 
-fn random_tail() -> u128 {
-    let mut tail = [0u8; 16];
+/// 16 bytes from this backend's random generator.
+pub(crate) fn random_bytes() -> [u8; 16] {
+    let mut bytes = [0u8; 16];
     GENERATOR
-        .with_borrow_mut(|g| g.rng.fill(my_pid(), &mut tail))
+        .with_borrow_mut(|g| g.rng.fill(my_pid(), &mut bytes))
         .unwrap_or_else(|e| error::random_unavailable(&e));
-    u128::from_ne_bytes(tail)
+    bytes
 }
 
 /// A UUIDv7 strictly greater than every UUIDv7 this sequencer gave before.
 #[pg_extern(volatile, parallel_safe)]
-fn uuid_generate_v7() -> Uuid {
+pub(crate) fn uuid_generate_v7() -> Uuid {
     let (word, random) = next_v7();
     Uuid::from_bytes(v7::from_word(word, random))
 }
@@ -126,7 +127,7 @@ fn uuid_generate_v7() -> Uuid {
 /// it. The sequencer advances as for an unshifted call; the shifted time is
 /// never written back to it.
 #[pg_extern(name = "uuid_generate_v7", volatile, strict, parallel_safe)]
-fn uuid_generate_v7_shifted(shift: Interval) -> Uuid {
+pub(crate) fn uuid_generate_v7_shifted(shift: Interval) -> Uuid {
     let (word, random) = next_v7();
     let base_us = time::unix_us_of_v7_ms(word >> 16) - pgtime::PG_EPOCH_UNIX_US;
     let base =
@@ -155,7 +156,7 @@ fn uuid_generate_v6() -> Uuid {
 }
 
 fn v7_at(ms: u64, zero: bool) -> Uuid {
-    let tail = if zero { 0 } else { random_tail() };
+    let tail = if zero { 0 } else { u128::from_ne_bytes(random_bytes()) };
     Uuid::from_bytes(v7::from_ms_and_tail(ms, tail))
 }
 

@@ -10,6 +10,7 @@ mod generate;
 mod guc;
 mod info;
 mod names;
+mod pg18_names;
 mod pgtime;
 mod sequencer;
 mod text;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Real concurrent sessions and parallel workers generating UUIDv7s, then
-UUIDv6s, at the same time, on a cluster that preloads uuid_ext (SPEC §3,
-§4, §5).
+UUIDv6s, then UUIDv7s from uuid_generate_v7() and PostgreSQL 18's name
+uuidv7() in alternate sessions, at the same time, on a cluster that
+preloads uuid_ext (SPEC §3, §4, §5).
 
 For uuid_ext.monotonicity = shared, asserts: every UUID unique, each session
 strictly increasing, and the property only a shared sequencer gives: no two
@@ -25,14 +26,16 @@ LOCK = 7_700_001
 
 def run_sessions(mode, gen):
     """SESSIONS sessions held at an advisory-lock barrier, then released at
-    once to generate PER_SESSION UUIDs each in a tight loop."""
+    once to generate PER_SESSION UUIDs each in a tight loop; `gen` is the
+    call, or a list of calls the sessions take in turn."""
+    gens = gen if isinstance(gen, list) else [gen]
     holder = start(f"SELECT pg_advisory_lock({LOCK}); SELECT pg_sleep(600);")
     wait_for(lambda: q(f"SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = {LOCK} AND granted") == "1",
              "the barrier")
     script = (f"SET uuid_ext.monotonicity = '{mode}';\n"
               f"SELECT pg_advisory_lock_shared({LOCK}) \\g /dev/null\n"
-              f"COPY (SELECT n, {gen} FROM generate_series(1, {PER_SESSION}) AS n) TO STDOUT WITH (DELIMITER '|');\n")
-    procs = [start(script) for _ in range(SESSIONS)]
+              "COPY (SELECT n, {gen} FROM generate_series(1, {n}) AS n) TO STDOUT WITH (DELIMITER '|');\n")
+    procs = [start(script.format(gen=gens[i % len(gens)], n=PER_SESSION)) for i in range(SESSIONS)]
     wait_for(lambda: q(f"SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = {LOCK} AND NOT granted")
              == str(SESSIONS), "every session at the barrier")
     q(f"SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = {LOCK} AND granted")
@@ -117,6 +120,16 @@ def main():
         backend = parallel_workers("backend", gen, f"v{v} backend")
         print(f"info v{v} backend: {backend} UUIDs from parallel workers share the sequencer's word (not asserted)",
               flush=True)
+    # PostgreSQL 18's name, schema-qualified (on 18 an unqualified call is
+    # core's): half the sessions call it, half uuid_generate_v7(); one word.
+    mixed = ["uuid_generate_v7()", "public.uuidv7()"]
+    print(f"-- UUIDv7: {' and '.join(mixed)}, in turn", flush=True)
+    shared = check_common("v7 shared, two names", run_sessions("shared", mixed))
+    if shared:
+        fail(f"v7 shared, two names: {shared} UUIDs share the sequencer's word with another")
+    ok("v7 shared, two names: uuidv7() and uuid_generate_v7() never share the sequencer's word")
+    backend = check_common("v7 backend, two names", run_sessions("backend", mixed))
+    print(f"info v7 backend, two names: {backend} UUIDs share the sequencer's word (not asserted)", flush=True)
     q("DROP TABLE par_src")
 
 

@@ -31,8 +31,9 @@ def main():
     old.initdb(*conf)
     old.start()
     old.q("CREATE EXTENSION uuid_ext")
+    # v18: a default written with PostgreSQL 18's name, which is uuid_ext's before 18.
     old.q("CREATE TABLE t (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), id6 uuid DEFAULT uuid_generate_v6(), "
-          "k uuid7 UNIQUE DEFAULT uuid_generate_v7(), n int)")
+          "k uuid7 UNIQUE DEFAULT uuid_generate_v7(), v18 uuid DEFAULT uuidv7(), n int)")
     old.q("INSERT INTO t (n) SELECT generate_series(1, 20000)")
     top = {7: uuid_int(old.q("SELECT max(k::text) FROM t")), 6: uuid_int(old.q("SELECT max(id6::text) FROM t"))}
     rows = old.q("SELECT count(*) || ' ' || md5(string_agg(id::text || id6::text || k::text, ',' ORDER BY n)) FROM t")
@@ -47,6 +48,14 @@ def main():
                 check=False, cwd=run_dir)
     if r.returncode != 0:
         fail(f"pg_upgrade failed:\n{r.stdout[-3000:]}{r.stderr}")
+
+    # pg_upgrade carries the schema as pg_dump writes it: a default that
+    # called uuid_ext's uuidv7() on the old server still does on 18, whose
+    # own uuidv7() in pg_catalog would answer the unqualified name.
+    default_v18 = ("SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d JOIN pg_attribute a "
+                   "ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE d.adrelid = 't'::regclass "
+                   "AND a.attname = 'v18'")
+    want_default = "public.uuidv7()" if int(OLD) < 18 <= int(NEW) else "uuidv7()"
 
     # Without the README's copy step: the new server starts from its clock.
     new.set_clock("-1d")
@@ -72,6 +81,12 @@ def main():
     new.q("INSERT INTO t (n) VALUES (20001)")
     if new.q("SELECT n FROM t ORDER BY k DESC LIMIT 1") != "20001":
         fail("a row inserted after the upgrade does not sort last")
+    got = new.q(default_v18)
+    if got != want_default:
+        fail(f"after pg_upgrade the default DEFAULT uuidv7() reads {got}, not {want_default}")
+    if new.q("SELECT n FROM t ORDER BY v18 DESC LIMIT 1") != "20001":
+        fail("the uuidv7() default made after the upgrade does not sort last")
+    ok(f"a column default uuidv7() made on {OLD} is {want_default} on {NEW} after pg_upgrade, and its new key sorts last")
     new.stop()
     ok("with uuid_ext.horizon copied from the old data directory before the first start, every new UUIDv7 and "
        "v6 is above every key made before the upgrade, the clock a day behind")

@@ -43,7 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pg import fail, ok  # noqa: E402
 
 TENANTS = ("tenant_a", "tenant_b")
-EARLIER = ("0.1.0", "0.2.0", "0.3.0", "0.4.0")
+EARLIER = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0")
 BOOTSTRAP = "10"  # the bootstrap superuser's OID
 
 

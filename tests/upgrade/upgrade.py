@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ALTER EXTENSION uuid_ext UPDATE from each earlier release (SPEC §8).
 
-For 0.1.0, 0.2.0, 0.3.0 and 0.4.0: installs the release from its script as released
+For 0.1.0, 0.2.0, 0.3.0, 0.4.0 and 0.5.0: installs the release from its script as released
 (tests/upgrade/uuid_ext--VERSION.sql, put in the extension directory by
 scripts/test), makes data, a column default with uuid_generate_v7() and a
 view over its functions, updates, and checks that the catalog equals a fresh
@@ -28,7 +28,7 @@ def fresh(db):
     q(f"CREATE DATABASE {db}")
 
 
-RELEASES = ("0.1.0", "0.2.0", "0.3.0", "0.4.0")
+RELEASES = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0")
 
 
 def main():

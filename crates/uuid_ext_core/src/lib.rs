@@ -8,6 +8,7 @@
 //! - [`layout`]: version and variant bits, Nil and Max (RFC 9562 §4, §5.9, §5.10)
 //! - [`time`]: Unix and Gregorian time scales and the 48-bit millisecond range
 //! - [`v7`]: the UUIDv7 layout and its 64-bit sequence word (RFC 9562 §5.7, §6.2)
+//! - [`v4`]: the UUIDv4 layout, 122 random bits (RFC 9562 §5.4)
 //! - [`v6`]: the UUIDv6 layout, its 60-bit sequence word, bounds, and v1 ↔ v6 (RFC 9562 §5.6)
 //! - [`v5`], [`v8`], [`namespace`]: name-based UUIDv5 (SHA-1), UUIDv8 (custom and
 //!   SHA-2 name-based, RFC 9562 §5.8, App. B), the namespace IDs (§6.6)
@@ -33,6 +34,7 @@ pub mod rng;
 pub mod sequencer;
 pub mod text;
 pub mod time;
+pub mod v4;
 pub mod v5;
 pub mod v6;
 pub mod v7;

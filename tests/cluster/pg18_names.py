@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""PostgreSQL 18's generator names through pg_dump (issue 17).
+
+On this version: a table whose column defaults call uuidv7(), uuidv7(interval)
+and uuidv4() unqualified, and one that calls public.uuidv7(), is dumped with
+pg_dump; the test checks what the dump writes for each default (15-17: ours,
+schema-qualified; 18: core's, unqualified) and keeps the dump in DUMPS.
+
+On 18 it then restores every dump DUMPS holds (those the earlier versions of
+this run left, and 18's own) into a fresh database of this server: the
+restore runs with ON_ERROR_STOP, the restored defaults call what the dump
+named (a dump from 15-17 keeps uuid_ext's functions, which 18 shows
+qualified, since an unqualified call would reach core's), and inserting
+through them makes new keys of the right versions after the restored ones.
+
+Env: PSQL, PGBIN (this version's pg_dump), PG_MAJOR, DUMPS.
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pg import fail, ok, q  # noqa: E402
+
+MAJOR = int(os.environ["PG_MAJOR"])
+DUMPS = os.environ["DUMPS"]
+DB = "pg18_names"
+TABLE = """CREATE TABLE ev (id uuid PRIMARY KEY DEFAULT uuidv7(), back uuid DEFAULT uuidv7(interval '-1 day'),
+                            tok uuid DEFAULT uuidv4(), ours uuid DEFAULT public.uuidv7(), n int)"""
+COLUMNS = ("id", "back", "tok", "ours")
+
+
+def calls(major):
+    """What a default of each column calls, as pg_dump writes it from `major`
+    and as 18 shows it restored: ours are schema-qualified wherever an
+    unqualified call would reach core's."""
+    core = major >= 18
+    return {
+        "id": "uuidv7()" if core else "public.uuidv7()",
+        "back": "uuidv7('-1 days'::interval)" if core else "public.uuidv7('-1 days'::interval)",
+        "tok": "uuidv4()" if core else "public.uuidv4()",
+        "ours": "public.uuidv7()",
+    }
+
+
+def defaults(db):
+    out = q("""SELECT a.attname || '=' || pg_get_expr(ad.adbin, ad.adrelid)
+               FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
+               WHERE ad.adrelid = 'public.ev'::regclass ORDER BY a.attnum""", db=db)
+    return dict(line.split("=", 1) for line in out.splitlines())
+
+
+def dump_here():
+    q(f"DROP DATABASE IF EXISTS {DB}")
+    q(f"CREATE DATABASE {DB}")
+    q("CREATE EXTENSION uuid_ext", db=DB)
+    q(TABLE, db=DB)
+    q("INSERT INTO ev (n) SELECT generate_series(1, 100)", db=DB)
+    path = os.path.join(DUMPS, f"pg18_names_from_pg{MAJOR}.sql")
+    r = subprocess.run([os.path.join(os.environ["PGBIN"], "pg_dump"), "-d", DB, "-f", path],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"pg_dump failed: {r.stderr}")
+    text = open(path).read()
+    m = re.search(r"CREATE TABLE public\.ev \((.*?)\n\);", text, re.S)
+    if not m:
+        fail(f"no CREATE TABLE public.ev in the dump:\n{text[:2000]}")
+    want = calls(MAJOR)
+    for col in COLUMNS:
+        if f"{col} uuid DEFAULT {want[col]}" not in m.group(1):
+            fail(f"PostgreSQL {MAJOR}'s pg_dump wrote the default of {col} otherwise than `DEFAULT {want[col]}`:\n"
+                 f"{m.group(1)}")
+    ok(f"pg_dump on {MAJOR} writes the defaults as " + ", ".join(f"`{want[c]}`" for c in COLUMNS))
+    q(f"DROP DATABASE {DB}")
+
+
+def restore_on_18(path):
+    source = int(re.search(r"from_pg(\d+)\.sql$", path).group(1))
+    db = f"pg18_names_restored_{source}"
+    q(f"DROP DATABASE IF EXISTS {db}")
+    q(f"CREATE DATABASE {db}")
+    r = subprocess.run([os.environ["PSQL"], "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", db, "-f", path],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"the dump from {source} does not restore on 18: {r.stderr}")
+    want = calls(source)
+    got = defaults(db)
+    if got != want:
+        fail(f"restored on 18, the dump from {source} has the defaults {got}, not {want}")
+    restored_max = q("SELECT greatest(id, ours) FROM ev ORDER BY 1 DESC LIMIT 1", db=db)
+    # New rows through the restored defaults; every key later than the
+    # restored ones (made earlier in this run), of the right version.
+    q("INSERT INTO ev (n) SELECT generate_series(101, 200)", db=db)
+    checks = q(f"""SELECT count(*), bool_and(id > '{restored_max}'), bool_and(ours > '{restored_max}'),
+                          bool_and(public.uuid_extract_version(id) = 7 AND public.uuid_extract_version(back) = 7
+                                   AND public.uuid_extract_version(ours) = 7 AND public.uuid_extract_version(tok) = 4)
+                   FROM ev WHERE n > 100""", db=db)
+    if checks != "100|t|t|t":
+        fail(f"inserting through the defaults restored from {source}: {checks} (count, later, later, versions)")
+    q(f"DROP DATABASE {db}")
+    return source
+
+
+def main():
+    dump_here()
+    if MAJOR == 18:
+        restored = [restore_on_18(p) for p in sorted(glob.glob(os.path.join(DUMPS, "pg18_names_from_pg*.sql")))]
+        ok(f"the dumps from {', '.join(map(str, restored))} restore on 18 with their defaults as dumped "
+           "(from 15-17 uuid_ext's, from 18 core's), and new rows get their keys through them")
+
+
+if __name__ == "__main__":
+    main()
