@@ -156,7 +156,11 @@ fn uuid_generate_v6() -> Uuid {
 }
 
 fn v7_at(ms: u64, zero: bool) -> Uuid {
-    let tail = if zero { 0 } else { u128::from_ne_bytes(random_bytes()) };
+    let tail = if zero {
+        0
+    } else {
+        u128::from_ne_bytes(random_bytes())
+    };
     Uuid::from_bytes(v7::from_ms_and_tail(ms, tail))
 }
 
