@@ -20,6 +20,12 @@ def q(sql, db="postgres", check=True):
     return r.stdout.strip()
 
 
+def fresh(db):
+    """An empty database `db`, dropped first if it exists."""
+    q(f"DROP DATABASE IF EXISTS {db}")
+    q(f"CREATE DATABASE {db}")
+
+
 def q_long(sql, db="postgres"):
     """As q, for SQL longer than a command line holds: sent on stdin."""
     r = subprocess.run([psql_path(), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db, "-f", "-"],

@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pg import fail, ok, q  # noqa: E402
+from pg import fail, fresh, ok, q  # noqa: E402
 
 MAJOR = int(os.environ["PG_MAJOR"])
 DUMPS = os.environ["DUMPS"]
@@ -53,8 +53,7 @@ def defaults(db):
 
 
 def dump_here():
-    q(f"DROP DATABASE IF EXISTS {DB}")
-    q(f"CREATE DATABASE {DB}")
+    fresh(DB)
     q("CREATE EXTENSION uuid_ext", db=DB)
     q(TABLE, db=DB)
     q("INSERT INTO ev (n) SELECT generate_series(1, 100)", db=DB)
@@ -79,8 +78,7 @@ def dump_here():
 def restore_on_18(path):
     source = int(re.search(r"from_pg(\d+)\.sql$", path).group(1))
     db = f"pg18_names_restored_{source}"
-    q(f"DROP DATABASE IF EXISTS {db}")
-    q(f"CREATE DATABASE {db}")
+    fresh(db)
     r = subprocess.run([os.environ["PSQL"], "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", db, "-f", path],
                        capture_output=True, text=True)
     if r.returncode != 0:

@@ -17,15 +17,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cluster"))
-from pg import fail, ok, q  # noqa: E402
+from pg import fail, fresh, ok, q  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CATALOG = open(os.path.join(HERE, "catalog.sql")).read()
-
-
-def fresh(db):
-    q(f"DROP DATABASE IF EXISTS {db}")
-    q(f"CREATE DATABASE {db}")
 
 
 RELEASES = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0")
