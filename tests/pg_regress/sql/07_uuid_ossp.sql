@@ -1,4 +1,4 @@
--- requires: uuid-ossp
+-- requires: extension:uuid-ossp
 -- uuid_ext installs into a schema that already has uuid-ossp, and the two
 -- work side by side (no name of uuid-ossp's is reused). On every PostgreSQL
 -- with contrib (the build of 16 used here has none).

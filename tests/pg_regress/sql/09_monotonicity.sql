@@ -2,8 +2,14 @@
 -- library (SPEC §3).
 CREATE EXTENSION uuid_ext;
 
-SELECT uuid_ext_info() ->> 'version' = (SELECT extversion FROM pg_extension WHERE extname = 'uuid_ext') AS version_ok,
+-- version is the library's release, at least the version of the SQL objects
+-- (which moves only when they change); built_for names the headers it was
+-- compiled against, a release of the server's major.
+SELECT string_to_array(uuid_ext_info() ->> 'version', '.')::int[]
+         >= (SELECT string_to_array(extversion, '.')::int[] FROM pg_extension WHERE extname = 'uuid_ext') AS version_ok,
        uuid_ext_info() ->> 'postgres' = current_setting('server_version') AS postgres_ok,
+       uuid_ext_info() ->> 'built_for' ~ ('^' || current_setting('server_version_num')::int / 10000 || '(\.|beta|rc)')
+         AS built_for_ok,
        uuid_ext_info() -> 'preloaded' AS preloaded,
        uuid_ext_info() ->> 'sequencer' AS sequencer,
        (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(uuid_ext_info()) AS k) AS keys;

@@ -2,8 +2,9 @@
 -- reaches and answers, next to ours called by schema: the README's table
 -- "Which uuid_extract_timestamp you get". PostgreSQL 17 and later have
 -- functions of these names in pg_catalog, which the search path reaches
--- before any other schema. Expected output per version: expected/ (15 and
--- 16: ours), expected/pg17 (core's, v1 only), expected/pg18 (core's, v1 and v7).
+-- before any other schema. Expected output by what core has: expected/ (15
+-- and 16: ours), expected/with-core-readers/ (17: core's, v1 only),
+-- expected/with-core-uuidv7/ (18 and 19: core's, v1 and v7).
 CREATE EXTENSION uuid_ext;
 SET TIME ZONE 'UTC';
 

@@ -1,4 +1,4 @@
--- requires: pg_walinspect
+-- requires: extension:pg_walinspect
 -- The sequencer in the WAL (issue 15). With uuid_ext.durable_wal on, each
 -- raise of the horizon writes a HORIZON record and the horizon worker a
 -- WATERMARK record when the commit watermark moves; pg_walinspect reads them
