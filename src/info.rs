@@ -8,7 +8,8 @@ use uuid_ext_core::horizon as core_horizon;
 use crate::sequencer::{horizon, shmem, wal, watermark};
 use crate::{generate, guc};
 
-/// What this session runs on: the extension's version, the server's, whether
+/// What this session runs on: the library's version, the server's, the
+/// PostgreSQL whose headers the library was compiled against, whether
 /// the library is preloaded, which sequencer this session uses now, and
 /// whether its order is durable, with the horizons on disk, and whether
 /// the commit watermark is kept, with how far back its oldest announcement is.
@@ -40,6 +41,7 @@ fn uuid_ext_info() -> JsonB {
     JsonB(serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
         "postgres": server,
+        "built_for": built_for(),
         "preloaded": shmem::preloaded(),
         "sequencer": if shmem::uses_shared() { "shared" } else { "backend" },
         "durable": shmem::uses_shared() && horizon::enabled(),
@@ -53,6 +55,13 @@ fn uuid_ext_info() -> JsonB {
             .then(|| watermark::oldest_announcement_age_ms(generate::clock_ns() / 1_000_000))
             .flatten(),
     }))
+}
+
+/// The PostgreSQL release whose headers the library was compiled against
+/// (`PG_VERSION` of its `pg_config.h`): a library loads into any minor of
+/// its major, so this may differ from `postgres`.
+fn built_for() -> String {
+    String::from_utf8_lossy(pg_sys::PG_VERSION.to_bytes()).into_owned()
 }
 
 /// The horizon file as this role may see it: its full path for roles that

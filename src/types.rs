@@ -14,7 +14,10 @@ use uuid_ext_core::{layout, parse};
 
 use crate::error;
 
-// In the order PostgreSQL needs them.
+// In the order PostgreSQL needs them, and one chain: each file requires the
+// one before it, so the install script has them in one order whatever order
+// pgrx's schema generator meets them in (with two files hanging off the
+// types, it placed the casts differently from one run to the next).
 extension_sql_file!("../sql/types.sql", name = "uuid_types");
 extension_sql_file!(
     "../sql/operators.sql",
@@ -29,12 +32,12 @@ extension_sql_file!(
 extension_sql_file!(
     "../sql/casts.sql",
     name = "uuid_casts",
-    requires = ["uuid_types"]
+    requires = ["uuid_opclasses"]
 );
 extension_sql_file!(
     "../sql/aggregates.sql",
     name = "uuid_aggregates",
-    requires = ["uuid_opclasses"]
+    requires = ["uuid_casts"]
 );
 
 /// `b`, when it is a UUID of `version` under the RFC 9562 variant; else the
