@@ -15,7 +15,7 @@ its clock offset from); SERVER_LOG.
 import os
 import signal
 import time
-from pg import GENERATORS, fail, ok, q, start, unix_ms, wait_for
+from pg import GENERATORS, fail, ok, q, set_clock, start, unix_ms, wait_for
 
 DAY_MS = 86_400_000
 
@@ -49,8 +49,7 @@ def main():
     if any(lead_ms(u) < DAY_MS - 600_000 for u in before.values()):
         fail("UUIDs made a day ahead do not carry that time")
 
-    with open(fake, "w") as f:
-        f.write("+0\n")
+    set_clock(fake, "+0")
     wait_for(lambda: abs(float(q("SELECT extract(epoch FROM clock_timestamp())")) - time.time()) < 60,
              "the server's clock to step back")
     after_step = newest(1_000)

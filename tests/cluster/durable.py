@@ -20,6 +20,7 @@ import datetime
 import os
 import subprocess
 import time
+import pg
 from pg import GENERATORS, fail, horizon_words, kill_server, ok, q, unix_ms, wait_for
 
 DATA = os.environ["PGDATA"]
@@ -51,8 +52,7 @@ def kill_all():
 
 
 def set_clock(spec):
-    with open(os.environ["FAKETIME_FILE"], "w") as f:
-        f.write(spec + "\n")
+    pg.set_clock(os.environ["FAKETIME_FILE"], spec)
 
 
 def newest(n=2_000):

@@ -56,6 +56,19 @@ def finish(p):
     return out
 
 
+def set_clock(path, spec):
+    """Writes libfaketime's clock file `path` (FAKETIME_TIMESTAMP_FILE, which
+    a server under FAKETIME_NO_CACHE reads at every clock call) atomically:
+    a file of its own, renamed over it, so that no server ever reads it empty
+    or half-written (a newer libfaketime stops the server on a time it cannot
+    parse)."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w") as f:
+        f.write(spec + "\n")
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
 def wait_for(pred, what, timeout=60):
     t0 = time.time()
     while time.time() - t0 < timeout:

@@ -3,15 +3,17 @@
 
 On this version: a table whose column defaults call uuidv7(), uuidv7(interval)
 and uuidv4() unqualified, and one that calls public.uuidv7(), is dumped with
-pg_dump; the test checks what the dump writes for each default (15-17: ours,
-schema-qualified; 18: core's, unqualified) and keeps the dump in DUMPS.
+pg_dump; the test checks what the dump writes for each default (where core
+has no uuidv7(), 15-17: ours, schema-qualified; where it has, 18 and 19:
+core's, unqualified) and keeps the dump in DUMPS.
 
-On 18 it then restores every dump DUMPS holds (those the earlier versions of
-this run left, and 18's own) into a fresh database of this server: the
-restore runs with ON_ERROR_STOP, the restored defaults call what the dump
-named (a dump from 15-17 keeps uuid_ext's functions, which 18 shows
-qualified, since an unqualified call would reach core's), and inserting
-through them makes new keys of the right versions after the restored ones.
+Where core has uuidv7() it then restores every dump DUMPS holds from this
+major or an earlier one (those the earlier versions of this run left, and
+its own) into a fresh database of this server: the restore runs with
+ON_ERROR_STOP, the restored defaults call what the dump named (a dump from
+15-17 keeps uuid_ext's functions, which show qualified here, since an
+unqualified call would reach core's), and inserting through them makes new
+keys of the right versions after the restored ones.
 
 Env: PSQL, PGBIN (this version's pg_dump), PG_MAJOR, DUMPS.
 """
@@ -32,11 +34,15 @@ TABLE = """CREATE TABLE ev (id uuid PRIMARY KEY DEFAULT uuidv7(), back uuid DEFA
 COLUMNS = ("id", "back", "tok", "ours")
 
 
-def calls(major):
-    """What a default of each column calls, as pg_dump writes it from `major`
-    and as 18 shows it restored: ours are schema-qualified wherever an
-    unqualified call would reach core's."""
-    core = major >= 18
+def core_has_uuidv7():
+    return q("SELECT to_regprocedure('pg_catalog.uuidv7()') IS NOT NULL") == "t"
+
+
+def calls(core):
+    """What a default of each column calls, as pg_dump writes it from a
+    server whose core has uuidv7() or not, and as such a server shows it
+    restored: ours are schema-qualified wherever an unqualified call would
+    reach core's."""
     return {
         "id": "uuidv7()" if core else "public.uuidv7()",
         "back": "uuidv7('-1 days'::interval)" if core else "public.uuidv7('-1 days'::interval)",
@@ -58,6 +64,9 @@ def dump_here():
     q(TABLE, db=DB)
     q("INSERT INTO ev (n) SELECT generate_series(1, 100)", db=DB)
     path = os.path.join(DUMPS, f"pg18_names_from_pg{MAJOR}.sql")
+    core = core_has_uuidv7()
+    with open(path[:-len(".sql")] + ".core", "w") as f:
+        f.write("t" if core else "f")
     r = subprocess.run([os.path.join(os.environ["PGBIN"], "pg_dump"), "-d", DB, "-f", path],
                        capture_output=True, text=True)
     if r.returncode != 0:
@@ -66,7 +75,7 @@ def dump_here():
     m = re.search(r"CREATE TABLE public\.ev \((.*?)\n\);", text, re.S)
     if not m:
         fail(f"no CREATE TABLE public.ev in the dump:\n{text[:2000]}")
-    want = calls(MAJOR)
+    want = calls(core)
     for col in COLUMNS:
         if f"{col} uuid DEFAULT {want[col]}" not in m.group(1):
             fail(f"PostgreSQL {MAJOR}'s pg_dump wrote the default of {col} otherwise than `DEFAULT {want[col]}`:\n"
@@ -75,18 +84,18 @@ def dump_here():
     q(f"DROP DATABASE {DB}")
 
 
-def restore_on_18(path):
+def restore_here(path):
     source = int(re.search(r"from_pg(\d+)\.sql$", path).group(1))
     db = f"pg18_names_restored_{source}"
     fresh(db)
     r = subprocess.run([os.environ["PSQL"], "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", db, "-f", path],
                        capture_output=True, text=True)
     if r.returncode != 0:
-        fail(f"the dump from {source} does not restore on 18: {r.stderr}")
-    want = calls(source)
+        fail(f"the dump from {source} does not restore on {MAJOR}: {r.stderr}")
+    want = calls(open(path[:-len(".sql")] + ".core").read() == "t")
     got = defaults(db)
     if got != want:
-        fail(f"restored on 18, the dump from {source} has the defaults {got}, not {want}")
+        fail(f"restored on {MAJOR}, the dump from {source} has the defaults {got}, not {want}")
     restored_max = q("SELECT greatest(id, ours) FROM ev ORDER BY 1 DESC LIMIT 1", db=db)
     # New rows through the restored defaults; every key later than the
     # restored ones (made earlier in this run), of the right version.
@@ -101,12 +110,20 @@ def restore_on_18(path):
     return source
 
 
+def source_major(path):
+    return int(re.search(r"from_pg(\d+)\.sql$", path).group(1))
+
+
 def main():
     dump_here()
-    if MAJOR == 18:
-        restored = [restore_on_18(p) for p in sorted(glob.glob(os.path.join(DUMPS, "pg18_names_from_pg*.sql")))]
-        ok(f"the dumps from {', '.join(map(str, restored))} restore on 18 with their defaults as dumped "
-           "(from 15-17 uuid_ext's, from 18 core's), and new rows get their keys through them")
+    if core_has_uuidv7():
+        dumps = sorted((p for p in glob.glob(os.path.join(DUMPS, "pg18_names_from_pg*.sql"))
+                        if source_major(p) <= MAJOR), key=source_major)
+        restored = [restore_here(p) for p in dumps]
+        if len(restored) < 2:
+            fail(f"only the dumps from {restored} to restore: the earlier versions' are missing from {DUMPS}")
+        ok(f"the dumps from {', '.join(map(str, restored))} restore on {MAJOR} with their defaults as dumped "
+           "(where core has no uuidv7() uuid_ext's, where it has core's), and new rows get their keys through them")
 
 
 if __name__ == "__main__":

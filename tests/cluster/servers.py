@@ -10,7 +10,7 @@ import re
 import shutil
 import subprocess
 
-from pg import GENERATORS, fail, kill_server, wait_for
+from pg import GENERATORS, fail, kill_server, set_clock, wait_for
 
 USER = os.environ.get("UUID_EXT_USER", "uuidext")
 
@@ -63,9 +63,7 @@ class Server:
             f.write("\n" + "\n".join(lines) + "\n")
 
     def set_clock(self, spec):
-        with open(self.clock, "w") as f:
-            f.write(spec + "\n")
-        os.chmod(self.clock, 0o644)
+        set_clock(self.clock, spec)
 
     def env(self):
         return [f"LD_PRELOAD={os.environ['FAKETIME_LIB']}", f"FAKETIME_TIMESTAMP_FILE={self.clock}",
