@@ -21,10 +21,13 @@ clock, not our horizon, and with the clock behind they sort below the old
 ones; the test shows that too.
 
 Where PostgreSQL itself refuses the pair, the refusal is what is checked:
-pg_upgrade from a patched minor of 2026-11-12 (15.20, 17.12) to 18.6 fails
-restoring the schema with `unrecognized parameter "pg_attver"` (18.6's
-pg_dump copies the attribute option the patched servers store on every
-column, which 18.6 does not know), after `pg_upgrade --check` passed.
+pg_upgrade from a patched minor of 2026-11-12 (15.20, 17.12) to 18.6 or
+19rc1 fails restoring the schema with `unrecognized parameter "pg_attver"`
+(the new server's pg_dump copies the attribute option the patched servers
+store on every column, which the new server does not know), after
+`pg_upgrade --check` passed. Then the way round is checked: a dump made with
+the old server's pg_dump restores with --exit-on-error; one made with the
+new server's pg_dump stops on pg_attver.
 
 Env: PGBIN_OLD, PGBIN_NEW, PG_OLD_MAJOR, PG_NEW_MAJOR, UUID_EXT_USER, FAKETIME_LIB, WORK, BASE_PORT.
 """
