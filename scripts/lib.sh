@@ -59,6 +59,10 @@ cargo_pgrx() { # MAJOR SUBCOMMAND [ARGS...]
   PGRX_PG_CONFIG_PATH=$(pg_config_for "$major") cargo pgrx "$sub" "$@"
 }
 
+# True when Debian package PKG is installed (not merely known: a removed
+# package keeps its configuration files and its dpkg entry).
+deb_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q ' installed$'; }
+
 as_user() { sudo -u "$UUID_EXT_USER" -H -- "$@"; }
 
 # A throwaway cluster run by $UUID_EXT_USER, reachable only on a Unix socket
