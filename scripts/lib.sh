@@ -43,8 +43,15 @@ pg_regress_for() { echo "$(dirname "$("$(pg_config_for "$1")" --pgxs)")/../test/
 
 # The Rust toolchain: the cargo on PATH when it is $RUST_MIN or newer, else
 # Debian 12's rustc-web/cargo-web (bookworm-security) that setup unpacks.
+# Scripts call use_rust again after running setup, which may have just
+# unpacked it.
 RUST_HOME=$UUID_EXT_PG_ROOT/rust
-if [ -x "$RUST_HOME/bin/cargo" ]; then PATH="$RUST_HOME/bin:$PATH"; fi
+use_rust() {
+  if [ -x "$RUST_HOME/bin/cargo" ] && [[ ":$PATH:" != *":$RUST_HOME/bin:"* ]]; then
+    PATH="$RUST_HOME/bin:$PATH"
+  fi
+}
+use_rust
 rust_ok() { # true when the cargo and rustc on PATH are $RUST_MIN or newer
   local v
   v=$(rustc --version 2>/dev/null | sed -n 's/^rustc \([0-9]*\.[0-9]*\).*/\1/p')
