@@ -113,7 +113,7 @@ unsafe extern "C-unwind" fn shmem_request() {
 unsafe extern "C-unwind" fn shmem_startup() {
     // SAFETY: called by the postmaster each time it (re)creates shared
     // memory, after the space asked for was reserved. AddinShmemInitLock is
-    // MainLWLockArray[21] in PostgreSQL 13 to 18.
+    // MainLWLockArray[21] in PostgreSQL 13 to 19 (storage/lwlocklist.h).
     unsafe {
         if let Some(prev) = PREV_SHMEM_STARTUP_HOOK {
             prev();
