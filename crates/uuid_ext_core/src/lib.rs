@@ -17,6 +17,7 @@
 //! - [`gregorian`]: the 60-bit time of UUIDv1 and UUIDv6 (RFC 9562 §5.1, §5.6)
 //! - [`sequencer`]: the lock-free `max(candidate, last + 1)` state machine (SPEC §4)
 //! - [`horizon`]: the durable limit no sequencer value passes, and its file (SPEC §4)
+//! - [`lead`]: how far a sequencer word runs ahead of the clock, and when to warn
 //! - [`read`]: the time a UUIDv1, v6 or v7 carries
 //! - [`rng`]: the fork-safe, buffered ChaCha generator (SPEC §5)
 //! - [`watermark`]: announcements and the commit watermark (SPEC §4)
@@ -27,6 +28,7 @@ pub mod gregorian;
 pub mod horizon;
 pub mod inspect;
 pub mod layout;
+pub mod lead;
 pub mod namespace;
 pub mod parse;
 pub mod read;
