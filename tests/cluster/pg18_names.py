@@ -15,7 +15,8 @@ ON_ERROR_STOP, the restored defaults call what the dump named (a dump from
 unqualified call would reach core's), and inserting through them makes new
 keys of the right versions after the restored ones.
 
-Env: PSQL, PGBIN (this version's pg_dump), PG_MAJOR, DUMPS.
+Env: PSQL, PGBIN (this version's pg_dump), PG_MAJOR, DUMPS, PG_VERSIONS (the
+versions this run tests).
 """
 import glob
 import os
@@ -28,6 +29,8 @@ from pg import fail, fresh, ok, q  # noqa: E402
 
 MAJOR = int(os.environ["PG_MAJOR"])
 DUMPS = os.environ["DUMPS"]
+# The versions this run tests, in order: each earlier one has left its dump.
+RUN_VERSIONS = [int(v) for v in os.environ.get("PG_VERSIONS", str(MAJOR)).split()]
 DB = "pg18_names"
 TABLE = """CREATE TABLE ev (id uuid PRIMARY KEY DEFAULT uuidv7(), back uuid DEFAULT uuidv7(interval '-1 day'),
                             tok uuid DEFAULT uuidv4(), ours uuid DEFAULT public.uuidv7(), n int)"""
@@ -119,9 +122,10 @@ def main():
     if core_has_uuidv7():
         dumps = sorted((p for p in glob.glob(os.path.join(DUMPS, "pg18_names_from_pg*.sql"))
                         if source_major(p) <= MAJOR), key=source_major)
+        missing = sorted(set(v for v in RUN_VERSIONS if v <= MAJOR) - set(map(source_major, dumps)))
+        if missing:
+            fail(f"no dump from {missing} in {DUMPS}, though this run tests them before {MAJOR}")
         restored = [restore_here(p) for p in dumps]
-        if len(restored) < 2:
-            fail(f"only the dumps from {restored} to restore: the earlier versions' are missing from {DUMPS}")
         ok(f"the dumps from {', '.join(map(str, restored))} restore on {MAJOR} with their defaults as dumped "
            "(where core has no uuidv7() uuid_ext's, where it has core's), and new rows get their keys through them")
 

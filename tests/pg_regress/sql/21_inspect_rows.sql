@@ -7,8 +7,12 @@
 -- ERROR. Elsewhere the same statements run without the setting.
 CREATE EXTENSION uuid_ext;
 SET TIME ZONE 'UTC';
-SELECT count(set_config('composite_type_mismatch', 'error', false)) <= 1 AS set_where_it_exists
-  FROM pg_settings WHERE name = 'composite_type_mismatch';
+DO $$ BEGIN
+  IF current_setting('composite_type_mismatch', true) IS NOT NULL THEN
+    SET composite_type_mismatch = error;
+  END IF;
+END $$;
+SELECT coalesce(current_setting('composite_type_mismatch', true), 'error') AS composite_type_mismatch;
 
 CREATE TABLE inspected (id uuid7 PRIMARY KEY, of uuid, fields uuid_fields, n int);
 INSERT INTO inspected (id, of, n) VALUES
