@@ -38,6 +38,8 @@ def keys_of(r):
 
 
 def generation(r, t):
+    if "generation" not in r:  # a version measured with --only other sections
+        return []
     g, pg = r["generation"], r["major"]
     base = g["gen_random_uuid()"]["net_ns"]
     core = g.get("uuidv7()", {}).get("net_ns")
@@ -83,6 +85,8 @@ def per_row(r):
 
 
 def index(r, t):
+    if "index" not in r:  # a version measured with --only other sections
+        return []
     ix, pg = r["index"], r["major"]
     ks = keys_of(r)
     n = len(ix["v7"]["runs"]["insert_s"])
@@ -299,6 +303,8 @@ def releases(r, t):
 
 
 def pgbench(r, t):
+    if "pgbench" not in r:  # a version measured with --only other sections
+        return []
     pb, pg = r["pgbench"], r["major"]
     names = [("v7", "`uuid_generate_v7()`, shared word"),
              ("v7, backend word", "`uuid_generate_v7()`, `uuid_ext.monotonicity = backend`"),
@@ -328,6 +334,8 @@ def pgbench(r, t):
 
 
 def concurrent(r, t):
+    if "concurrent" not in r:  # a version measured with --only other sections
+        return []
     c, pg = r["concurrent"], r["major"]
     out = ["", f"### Concurrent inserts, {c['batch']} rows per transaction", "",
            f"`pgbench -n -c {c['clients']} -j 2 -T {c['seconds']}` running "
@@ -376,6 +384,8 @@ def plot(results, path):
     groups = []  # (label, {key: (bytes per row, leaf density)})
     for r in results:
         for run, name in (("index", "one insert"), ("concurrent", "8 clients")):
+            if run not in r:
+                continue
             d = r[run]
             groups.append((f"PostgreSQL {r['major']}\n{name}",
                            {k: ((d[k]["index_bytes"] / r["index_rows"]) if run == "index" else d[k]["bytes_per_row"],

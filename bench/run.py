@@ -67,6 +67,13 @@ class Db:
         return r.stdout
 
 
+def pgrx_version():
+    """The pgrx the extension is built with (Cargo.toml's `pgrx = "=X"`)."""
+    toml = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Cargo.toml")).read()
+    m = re.search(r'^pgrx = "=([^"]+)"', toml, re.M)
+    return m.group(1) if m else "?"
+
+
 def sh(cmd):
     try:
         return subprocess.run(cmd, shell=True, text=True, capture_output=True).stdout.strip()
@@ -89,7 +96,7 @@ def machine(db, origin):
         ("memory", mem),
         ("OS", f"{osname}, Linux {platform.release()}"),
         ("PostgreSQL", "PostgreSQL " + db.q("SHOW server_version") + f" ({origin})"),
-        ("Rust", sh("rustc --version") + ", pgrx 0.18.1, release build, fat LTO"),
+        ("Rust", sh("rustc --version") + f", pgrx {pgrx_version()}, release build, fat LTO"),
     ]
 
 
@@ -591,7 +598,10 @@ def main():
         json.dump(results, open(a.json, "w"), indent=1)
         return
     if a.only:
-        results = json.load(open(a.json))
+        # A version measured for the first time starts a results file of its own.
+        results = (json.load(open(a.json)) if os.path.exists(a.json) else
+                   {"machine": machine(db, a.origin), "major": int(db.q("SHOW server_version_num")) // 10000,
+                    "core_v7": core_v7, "gen_rows": a.rows, "index_rows": a.index_rows, "rounds": a.rounds})
         for section in a.only.split(","):
             results.setdefault("machine_of", {})[section] = machine(db, a.origin)
             if section == "generation":
