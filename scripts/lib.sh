@@ -109,6 +109,12 @@ cluster_stop() { # DIR
   as_user "$(cat "$dir/bindir")/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
 }
 
+# Puts LIBRARY into PKGLIBDIR as uuid_ext.so: a new file renamed into place,
+# never written over the old one, which running servers map.
+place_library() { # LIBRARY PKGLIBDIR
+  install -m 755 "$1" "$2/uuid_ext.so.new" && mv -f "$2/uuid_ext.so.new" "$2/uuid_ext.so"
+}
+
 # Builds and installs the extension into PostgreSQL MAJOR (debug unless --release).
 install_ext() { # MAJOR [--release]
   local major=$1; shift
