@@ -24,9 +24,18 @@ pub trait Horizon {
     type Error;
     /// The highest value that may be handed out now: one already on disk.
     fn limit(&self) -> u64;
-    /// Returns once a limit of at least `needed` is durable and visible to
-    /// [`Horizon::limit`], or fails leaving the limit as it was.
-    fn extend(&self, needed: u64) -> Result<(), Self::Error>;
+    /// Returns `Ok(true)` once a limit of at least `needed` is durable and
+    /// visible to [`Horizon::limit`]; `Ok(false)`, raising nothing, when the
+    /// reset count is no longer `seen` (checked under the lock that orders
+    /// raises and resets: a value from before a reset never reaches the disk
+    /// after it); or fails leaving the limit as it was.
+    fn extend(&self, needed: u64, seen: u64) -> Result<bool, Self::Error>;
+    /// The reset count of the words this limit guards ([`crate::reset`]);
+    /// 0 where nothing resets them.
+    #[inline]
+    fn resets(&self) -> u64 {
+        0
+    }
 }
 
 /// No persistence: every value may be handed out (a process-local word, or
@@ -42,8 +51,8 @@ impl Horizon for Unbounded {
         u64::MAX
     }
 
-    fn extend(&self, _needed: u64) -> Result<(), Self::Error> {
-        Ok(())
+    fn extend(&self, _needed: u64, _seen: u64) -> Result<bool, Self::Error> {
+        Ok(true)
     }
 }
 
@@ -271,7 +280,7 @@ mod tests {
         fn limit(&self) -> u64 {
             self.limit.load(Ordering::Acquire)
         }
-        fn extend(&self, needed: u64) -> Result<(), &'static str> {
+        fn extend(&self, needed: u64, _seen: u64) -> Result<bool, &'static str> {
             let mut disk = self.disk.lock().unwrap();
             extend_locked(&self.limit, needed, self.margin, u64::MAX, |new| {
                 if self.fail {
@@ -280,7 +289,7 @@ mod tests {
                 disk.push(new);
                 Ok(())
             })
-            .map(|_| ())
+            .map(|_| true)
         }
     }
 

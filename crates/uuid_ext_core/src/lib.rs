@@ -18,6 +18,7 @@
 //! - [`sequencer`]: the lock-free `max(candidate, last + 1)` state machine (SPEC §4)
 //! - [`horizon`]: the durable limit no sequencer value passes, and its file (SPEC §4)
 //! - [`lead`]: how far a sequencer word runs ahead of the clock, and when to warn
+//! - [`reset`]: bringing the words back to the clock, every session following
 //! - [`read`]: the time a UUIDv1, v6 or v7 carries
 //! - [`rng`]: the fork-safe, buffered ChaCha generator (SPEC §5)
 //! - [`watermark`]: announcements and the commit watermark (SPEC §4)
@@ -32,6 +33,7 @@ pub mod lead;
 pub mod namespace;
 pub mod parse;
 pub mod read;
+pub mod reset;
 pub mod rng;
 pub mod sequencer;
 pub mod text;

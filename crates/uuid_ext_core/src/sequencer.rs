@@ -16,6 +16,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::horizon::{Horizon, Unbounded};
+use crate::reset;
 
 /// Where a sequencer word lives.
 pub trait Word {
@@ -27,7 +28,9 @@ pub trait Word {
 impl Word for AtomicU64 {
     #[inline]
     fn load(&self) -> u64 {
-        AtomicU64::load(self, Ordering::Relaxed)
+        // Acquire: a draw that loads a value at or after a reset's lowering
+        // store sees the reset counted (crate::reset).
+        AtomicU64::load(self, Ordering::Acquire)
     }
 
     #[inline]
@@ -36,7 +39,7 @@ impl Word for AtomicU64 {
         // Release makes a commit-watermark announcement stored before the
         // advance visible to a reader that sees the new value (watermark.rs);
         // on x86 every compare-and-swap is a full barrier anyway.
-        AtomicU64::compare_exchange_weak(self, current, new, Ordering::Release, Ordering::Relaxed)
+        AtomicU64::compare_exchange_weak(self, current, new, Ordering::AcqRel, Ordering::Acquire)
     }
 }
 
@@ -51,6 +54,9 @@ pub enum Stop<E> {
     Exhausted,
     /// The next value is above the durable limit, which could not be raised.
     Horizon(E),
+    /// A reset began or ended since the count the caller saw
+    /// ([`crate::reset`]): read the count and the clock again, and retry.
+    Reset,
 }
 
 impl<E> From<Exhausted> for Stop<E> {
@@ -68,7 +74,8 @@ pub fn advance<W: Word + ?Sized>(word: &W, floor: u64, max: u64) -> Result<u64, 
 }
 
 /// [`advance`], never past `horizon`'s limit: a value above it first waits
-/// for the limit to be raised (and made durable) past it.
+/// for the limit to be raised (and made durable) past it. Retries across
+/// resets with the same `floor`.
 #[inline]
 pub fn advance_within<W: Word + ?Sized, H: Horizon + ?Sized>(
     word: &W,
@@ -76,8 +83,31 @@ pub fn advance_within<W: Word + ?Sized, H: Horizon + ?Sized>(
     floor: u64,
     max: u64,
 ) -> Result<u64, Stop<H::Error>> {
+    loop {
+        let seen = reset::settled(|| horizon.resets());
+        match advance_seen(word, horizon, seen, floor, max) {
+            Err(Stop::Reset) => continue,
+            other => return other,
+        }
+    }
+}
+
+/// One attempt of [`advance_within`] for the reset count `seen`: stops with
+/// [`Stop::Reset`] once the count differs, before the word is changed.
+#[inline]
+fn advance_seen<W: Word + ?Sized, H: Horizon + ?Sized>(
+    word: &W,
+    horizon: &H,
+    seen: u64,
+    floor: u64,
+    max: u64,
+) -> Result<u64, Stop<H::Error>> {
     let mut current = word.load();
     loop {
+        // After the load of `current`, before the swap (crate::reset).
+        if horizon.resets() != seen {
+            return Err(Stop::Reset);
+        }
         let next = if current < floor {
             floor
         } else {
@@ -87,7 +117,9 @@ pub fn advance_within<W: Word + ?Sized, H: Horizon + ?Sized>(
             return Err(Stop::Exhausted);
         }
         if next > horizon.limit() {
-            horizon.extend(next).map_err(Stop::Horizon)?;
+            if !horizon.extend(next, seen).map_err(Stop::Horizon)? {
+                return Err(Stop::Reset);
+            }
             current = word.load();
             continue;
         }
@@ -102,11 +134,13 @@ pub fn advance_within<W: Word + ?Sized, H: Horizon + ?Sized>(
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Session {
     last: u64,
+    /// The reset count of the last draw (crate::reset).
+    resets: u64,
 }
 
 impl Session {
     pub const fn new() -> Self {
-        Session { last: 0 }
+        Session { last: 0, resets: 0 }
     }
 
     /// The last value this session was given (0 before the first).
@@ -127,7 +161,9 @@ impl Session {
             .map_err(|_| Exhausted)
     }
 
-    /// [`Session::next`], never past `horizon`'s durable limit.
+    /// [`Session::next`], never past `horizon`'s durable limit; across a
+    /// reset with the same `candidate` (a caller that reads the clock should
+    /// use [`Session::next_in`] and read it again).
     #[inline]
     pub fn next_within<W: Word + ?Sized, H: Horizon + ?Sized>(
         &mut self,
@@ -136,8 +172,34 @@ impl Session {
         candidate: u64,
         max: u64,
     ) -> Result<u64, Stop<H::Error>> {
+        loop {
+            let seen = reset::settled(|| horizon.resets());
+            match self.next_in(word, horizon, seen, candidate, max) {
+                Err(Stop::Reset) => continue,
+                other => return other,
+            }
+        }
+    }
+
+    /// One attempt of [`Session::next_within`] for the even reset count
+    /// `seen` ([`reset::settled`], read before the clock): a session that
+    /// drew before a later reset forgets its last value; [`Stop::Reset`]
+    /// when the count moves meanwhile.
+    #[inline]
+    pub fn next_in<W: Word + ?Sized, H: Horizon + ?Sized>(
+        &mut self,
+        word: &W,
+        horizon: &H,
+        seen: u64,
+        candidate: u64,
+        max: u64,
+    ) -> Result<u64, Stop<H::Error>> {
+        if seen != self.resets {
+            self.last = 0;
+            self.resets = seen;
+        }
         let floor = candidate.max(self.last.checked_add(1).ok_or(Exhausted)?);
-        let value = advance_within(word, horizon, floor, max)?;
+        let value = advance_seen(word, horizon, seen, floor, max)?;
         self.last = value;
         Ok(value)
     }

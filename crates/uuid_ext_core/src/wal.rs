@@ -15,8 +15,16 @@
 //! - **watermark**: the primary's commit watermark, a v7 word value, logged
 //!   after every transaction it covers has ended, so by WAL order a standby
 //!   that replayed it has replayed their commits.
+//! - **reset**: the limits after `uuid_ext_sequencer_reset()` brought the
+//!   words back to the clock. Replaying one *sets* the words and limits to
+//!   these values (the one record that lowers them), forgets the replayed
+//!   watermark, and counts a reset, so a standby, a restore and crash
+//!   recovery follow the reset. Horizon records before it in the WAL were
+//!   replayed before it; none written after it is above what the reset
+//!   allowed, so nothing brings the old horizon back.
 //!
-//! The payload is big-endian: 16 bytes for a horizon, 8 for a watermark.
+//! The payload is big-endian: 16 bytes for a horizon or a reset, 8 for a
+//! watermark.
 //! Anything else is refused, never read as a value.
 
 use crate::horizon::{self, Limits};
@@ -36,6 +44,7 @@ pub const RMGR_NAME: &std::ffi::CStr = c"uuid_ext";
 /// The info byte of each kind (PostgreSQL keeps the low four bits).
 pub const INFO_HORIZON: u8 = 0x10;
 pub const INFO_WATERMARK: u8 = 0x20;
+pub const INFO_RESET: u8 = 0x30;
 /// The bits of the info byte that are ours.
 pub const INFO_MASK: u8 = 0xf0;
 
@@ -47,6 +56,8 @@ pub enum Record {
     /// Every v7 word value below this belongs to a transaction whose end is
     /// in the WAL before this record.
     Watermark(u64),
+    /// The limits (and the words) after a reset.
+    Reset(Limits),
 }
 
 /// Why a record's bytes were not accepted.
@@ -65,13 +76,16 @@ impl Record {
         match self {
             Record::Horizon(_) => INFO_HORIZON,
             Record::Watermark(_) => INFO_WATERMARK,
+            Record::Reset(_) => INFO_RESET,
         }
     }
 
     /// The payload.
     pub fn encode(&self) -> Vec<u8> {
         match self {
-            Record::Horizon(l) => [l.v7.to_be_bytes(), l.v6.to_be_bytes()].concat(),
+            Record::Horizon(l) | Record::Reset(l) => {
+                [l.v7.to_be_bytes(), l.v6.to_be_bytes()].concat()
+            }
             Record::Watermark(w) => w.to_be_bytes().to_vec(),
         }
     }
@@ -80,7 +94,7 @@ impl Record {
     pub fn decode(info: u8, data: &[u8]) -> Result<Record, Malformed> {
         let word = |at: usize| u64::from_be_bytes(data[at..at + 8].try_into().unwrap());
         match info & INFO_MASK {
-            INFO_HORIZON if data.len() == 16 => {
+            kind @ (INFO_HORIZON | INFO_RESET) if data.len() == 16 => {
                 let limits = Limits {
                     v7: word(0),
                     v6: word(8),
@@ -88,10 +102,14 @@ impl Record {
                 if limits.v6 > v6::MAX_WORD {
                     return Err(Malformed("UUIDv6 horizon above its 60 bits"));
                 }
-                Ok(Record::Horizon(limits))
+                Ok(if kind == INFO_RESET {
+                    Record::Reset(limits)
+                } else {
+                    Record::Horizon(limits)
+                })
             }
             INFO_WATERMARK if data.len() == 8 => Ok(Record::Watermark(word(0))),
-            INFO_HORIZON | INFO_WATERMARK => Err(Malformed("wrong length")),
+            INFO_HORIZON | INFO_WATERMARK | INFO_RESET => Err(Malformed("wrong length")),
             _ => Err(Malformed("unknown kind")),
         }
     }
@@ -99,7 +117,7 @@ impl Record {
     /// What `rm_desc` shows: the values and the times they mean.
     pub fn describe(&self) -> String {
         match self {
-            Record::Horizon(l) => format!(
+            Record::Horizon(l) | Record::Reset(l) => format!(
                 "v7 {:016x} ({}); v6 {:016x} ({})",
                 l.v7,
                 horizon::v7_time(l.v7),
@@ -119,6 +137,7 @@ pub fn identify(info: u8) -> Option<&'static std::ffi::CStr> {
     match info & INFO_MASK {
         INFO_HORIZON => Some(c"HORIZON"),
         INFO_WATERMARK => Some(c"WATERMARK"),
+        INFO_RESET => Some(c"RESET"),
         _ => None,
     }
 }
@@ -150,6 +169,10 @@ mod tests {
             Record::Watermark(0),
             Record::Watermark(u64::MAX),
             Record::Watermark(1_645_557_742_000u64 << 16),
+            Record::Reset(Limits {
+                v7: 1_645_557_742_000u64 << 16,
+                v6: 0x1EC_9414_C232_AB00,
+            }),
         ];
         for r in records {
             let data = r.encode();
@@ -176,9 +199,19 @@ mod tests {
                 n == 8,
                 "{n} bytes"
             );
+            assert_eq!(
+                Record::decode(INFO_RESET, &data).is_ok(),
+                n == 16,
+                "{n} bytes"
+            );
         }
+        // A reset is not read as a horizon, nor the other way round.
         assert_eq!(
-            Record::decode(0x30, &horizon),
+            Record::decode(INFO_RESET, &horizon),
+            Ok(Record::Reset(Limits { v7: 7, v6: 6 }))
+        );
+        assert_eq!(
+            Record::decode(0x40, &horizon),
             Err(Malformed("unknown kind"))
         );
         assert_eq!(
@@ -210,6 +243,7 @@ mod tests {
         );
         assert_eq!(identify(INFO_HORIZON | 0x01), Some(c"HORIZON"));
         assert_eq!(identify(INFO_WATERMARK), Some(c"WATERMARK"));
+        assert_eq!(identify(INFO_RESET), Some(c"RESET"));
         assert_eq!(identify(0x40), None);
         assert_eq!(
             describe(INFO_WATERMARK, &[1, 2, 3]),
