@@ -163,6 +163,33 @@ pub fn standby_watermark_unavailable() -> ! {
     )
 }
 
+/// 55000: `uuid_ext_sequencer_reset()` without the shared sequencer.
+#[track_caller]
+pub fn reset_unavailable() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "uuid_ext_sequencer_reset() needs the shared sequencer: uuid_ext is not in shared_preload_libraries"
+            .into(),
+        Some(
+            "Without preloading each session orders its own UUIDs from the clock, and a new              session starts from the clock: there is nothing server-wide to reset.",
+        ),
+        Some("Start a new session to follow the clock."),
+    )
+}
+
+/// 25006: `uuid_ext_sequencer_reset()` on a standby.
+#[track_caller]
+pub fn reset_in_recovery() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_READ_ONLY_SQL_TRANSACTION,
+        "cannot reset the UUID sequencer during recovery".into(),
+        Some("A standby follows its primary's sequencer through the WAL."),
+        Some(
+            "Reset it on the primary; with uuid_ext.durable_wal = on every standby replays the              reset. A promoted standby can reset its own.",
+        ),
+    )
+}
+
 /// XX000: a process with no commit-watermark slot drew from the shared word.
 #[track_caller]
 pub fn no_watermark_slot() -> ! {

@@ -67,44 +67,56 @@ fn stopped(version: u8, stop: Stop<horizon::WriteError>) -> ! {
     match stop {
         Stop::Exhausted => error::sequence_exhausted(version),
         Stop::Horizon(e) => error::horizon_unwritable(&e.path, &e.cause),
+        // Retried by the callers below, never passed here.
+        Stop::Reset => unreachable!("a reset is retried"),
     }
 }
 
-/// The next UUIDv7 sequence word and 64 random bits.
+/// The next UUIDv7 sequence word and 64 random bits. The reset count is read
+/// before the clock, and both again when a reset comes between
+/// (uuid_ext_core::reset).
 #[inline]
 fn next_v7() -> (u64, u64) {
-    let now = clock_ns();
-    let candidate = v7::candidate(now);
     let pid = my_pid();
-    let (word, limit) = shmem::v7_word();
-    watermark::before_draw(word, now);
-    GENERATOR.with_borrow_mut(|g| {
-        let word =
-            g.v7.next_within(word, &limit, candidate, v7::MAX_WORD)
-                .unwrap_or_else(|e| stopped(v7::VERSION, e));
-        let random = g
-            .rng
-            .next_u64(pid)
-            .unwrap_or_else(|e| error::random_unavailable(&e));
-        (word, random)
-    })
+    let word = loop {
+        let resets = shmem::settled_resets();
+        let now = clock_ns();
+        let (word, limit) = shmem::v7_word();
+        watermark::before_draw(word, now, resets);
+        let drawn = GENERATOR.with_borrow_mut(|g| {
+            g.v7.next_in(word, &limit, resets, v7::candidate(now), v7::MAX_WORD)
+        });
+        match drawn {
+            Ok(word) => break word,
+            Err(Stop::Reset) => continue,
+            Err(e) => stopped(v7::VERSION, e),
+        }
+    };
+    let random = GENERATOR
+        .with_borrow_mut(|g| g.rng.next_u64(pid))
+        .unwrap_or_else(|e| error::random_unavailable(&e));
+    (word, random)
 }
 
 /// The next UUIDv6 sequence word (the 60-bit time) and 64 random bits.
 fn next_v6() -> (u64, u64) {
-    let candidate = v6::candidate(clock_ns());
     let pid = my_pid();
-    let (word, limit) = shmem::v6_word();
-    GENERATOR.with_borrow_mut(|g| {
-        let word =
-            g.v6.next_within(word, &limit, candidate, v6::MAX_WORD)
-                .unwrap_or_else(|e| stopped(v6::VERSION, e));
-        let random = g
-            .rng
-            .next_u64(pid)
-            .unwrap_or_else(|e| error::random_unavailable(&e));
-        (word, random)
-    })
+    let word = loop {
+        let resets = shmem::settled_resets();
+        let candidate = v6::candidate(clock_ns());
+        let (word, limit) = shmem::v6_word();
+        let drawn = GENERATOR
+            .with_borrow_mut(|g| g.v6.next_in(word, &limit, resets, candidate, v6::MAX_WORD));
+        match drawn {
+            Ok(word) => break word,
+            Err(Stop::Reset) => continue,
+            Err(e) => stopped(v6::VERSION, e),
+        }
+    };
+    let random = GENERATOR
+        .with_borrow_mut(|g| g.rng.next_u64(pid))
+        .unwrap_or_else(|e| error::random_unavailable(&e));
+    (word, random)
 }
 
 /// 16 bytes from this backend's random generator.

@@ -2,7 +2,8 @@
 //! session uses; and for the shared sequencer (SPEC §4)
 //! `uuid_ext.durable_margin`, how far ahead of what it hands out its horizon
 //! on disk runs, `uuid_ext.commit_watermark`, `uuid_ext.watermark_scope`,
-//! `uuid_ext.durable_wal` and `uuid_ext.watermark_interval`.
+//! `uuid_ext.durable_wal`, `uuid_ext.watermark_interval` and
+//! `uuid_ext.clock_ahead_warning`.
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting, PostgresGucEnum};
 use pgrx::pg_sys;
@@ -45,6 +46,11 @@ static DURABLE_WAL: GucSetting<bool> = GucSetting::<bool>::new(false);
 pub const DEFAULT_WATERMARK_INTERVAL_MS: i32 = 20;
 static WATERMARK_INTERVAL_MS: GucSetting<i32> =
     GucSetting::<i32>::new(DEFAULT_WATERMARK_INTERVAL_MS);
+/// The default: a minute, which no burst reaches (65,536 UUIDv7 a
+/// millisecond before the sequencer runs ahead at all).
+pub const DEFAULT_CLOCK_AHEAD_WARNING_MS: i32 = 60_000;
+static CLOCK_AHEAD_WARNING_MS: GucSetting<i32> =
+    GucSetting::<i32>::new(DEFAULT_CLOCK_AHEAD_WARNING_MS);
 
 pub fn register() {
     GucRegistry::define_enum_guc(
@@ -114,6 +120,19 @@ pub fn register() {
         GucContext::Sighup,
         GucFlags::UNIT_MS,
     );
+    GucRegistry::define_int_guc(
+        c"uuid_ext.clock_ahead_warning",
+        c"How far ahead of the clock the shared sequencer may run before the server log gets a WARNING; 0 turns it off.",
+        c"The sequencer never goes back: after a clock that ran ahead is corrected, new UUIDs keep \
+          the later time. Past this lead the horizon worker logs a WARNING, then again every five \
+          minutes while it lasts, and the server logs one at start when the horizon file is that \
+          far ahead. uuid_ext_sequencer_reset() brings the sequencer back to the clock.",
+        &CLOCK_AHEAD_WARNING_MS,
+        0,
+        i32::MAX,
+        GucContext::Sighup,
+        GucFlags::UNIT_MS,
+    );
     // A misspelt uuid_ext.* setting is an error, not a silent placeholder.
     #[cfg(not(any(feature = "pg13", feature = "pg14")))]
     // SAFETY: called from _PG_init, after our settings are defined.
@@ -148,6 +167,11 @@ pub fn commit_watermark() -> bool {
 #[inline]
 pub fn durable_wal() -> bool {
     DURABLE_WAL.get()
+}
+
+/// `uuid_ext.clock_ahead_warning` in milliseconds (0: off).
+pub fn clock_ahead_warning_ms() -> u64 {
+    u64::try_from(CLOCK_AHEAD_WARNING_MS.get()).unwrap_or(0)
 }
 
 /// `uuid_ext.watermark_interval` in milliseconds.

@@ -5,7 +5,7 @@ use pgrx::prelude::*;
 
 use uuid_ext_core::horizon as core_horizon;
 
-use crate::sequencer::{horizon, shmem, wal, watermark};
+use crate::sequencer::{clock, horizon, reset, shmem, wal, watermark};
 use crate::{generate, guc};
 
 /// What this session runs on: the library's version, the server's, the
@@ -35,6 +35,13 @@ fn uuid_ext_info() -> JsonB {
             "writes_inline": n(|w| &w.inline),
         })
     });
+    // How far the words this session draws from are ahead of the clock.
+    let now = generate::clock_ns();
+    let words = core_horizon::Limits {
+        v7: shmem::v7_word().0.load(std::sync::atomic::Ordering::Relaxed),
+        v6: shmem::v6_word().0.load(std::sync::atomic::Ordering::Relaxed),
+    };
+    let leads = clock::leads(&words, now);
     let worker = shmem::worker_pid()
         .map(|p| p.load(std::sync::atomic::Ordering::Relaxed))
         .filter(|&p| p != 0);
@@ -52,8 +59,11 @@ fn uuid_ext_info() -> JsonB {
         "horizon": horizon,
         "commit_watermark": shmem::uses_shared() && guc::commit_watermark(),
         "oldest_announcement_age_ms": shmem::preloaded()
-            .then(|| watermark::oldest_announcement_age_ms(generate::clock_ns() / 1_000_000))
+            .then(|| watermark::oldest_announcement_age_ms(now / 1_000_000))
             .flatten(),
+        "ahead_of_clock_ms": {"v7": leads.v7_ms, "v6": leads.v6_ms},
+        "clock_ahead_warning_ms": guc::clock_ahead_warning_ms(),
+        "last_reset": reset::last_reset_json(),
     }))
 }
 

@@ -197,6 +197,8 @@ pub struct Shared {
     pub limit: &'static AtomicU64,
     pub other_word: &'static AtomicU64,
     pub other_limit: &'static AtomicU64,
+    /// The reset count (`reset.rs`).
+    pub resets: &'static AtomicU64,
 }
 
 impl Shared {
@@ -272,6 +274,9 @@ pub fn extend_ahead(clock_ns: u64) -> Result<bool, WriteError> {
     if !enabled() {
         return Ok(false);
     }
+    // Plans made from words a reset lowers meanwhile are dropped under the
+    // lock: a limit from before a reset never reaches the disk after it.
+    let seen = v7s.resets.load(Ordering::Acquire);
     let half = guc::durable_margin_ms() / 2;
     let due = [v7s.plan(clock_ns, half), v6s.plan(clock_ns, half)];
     if due.iter().all(Option::is_none) {
@@ -283,6 +288,9 @@ pub fn extend_ahead(clock_ns: u64) -> Result<bool, WriteError> {
         due[1].or_else(|| v6s.plan(clock_ns, full)),
     ];
     let wrote = with_lock(HORIZON_LOCK, || {
+        if v7s.resets.load(Ordering::Acquire) != seen {
+            return Ok(false);
+        }
         horizon::raise_all_locked([(v7s.limit, plans[0]), (v6s.limit, plans[1])], |[v7, v6]| {
             // Either word may have run past its limit while persistence
             // was off: the file keeps the larger.
@@ -304,8 +312,10 @@ pub const IDLE_MS: u64 = 60_000;
 
 /// The limit a draw from a word must respect.
 pub enum Limit {
-    /// A process-local word, or a shared one with persistence off.
-    Off,
+    /// A process-local word (with the shared reset count, when there is
+    /// shared memory: a reset brings back every sequence of the server).
+    Off(Option<&'static AtomicU64>),
+    /// A shared word (its limit counts only with persistence on).
     Shared(Shared),
 }
 
@@ -320,18 +330,35 @@ impl Horizon for Limit {
         }
     }
 
-    fn extend(&self, needed: u64) -> Result<(), WriteError> {
+    fn extend(&self, needed: u64, seen: u64) -> Result<bool, WriteError> {
         let Limit::Shared(s) = self else {
-            return Ok(());
+            return Ok(true);
         };
         let (margin, max) = s.margin_and_max();
         let wrote = with_lock(HORIZON_LOCK, || {
-            horizon::extend_locked(s.limit, needed, margin, max, |new| s.persist(new))
+            if s.resets.load(Ordering::Acquire) != seen {
+                return Ok(None);
+            }
+            horizon::extend_locked(s.limit, needed, margin, max, |new| s.persist(new)).map(Some)
         })?;
-        if wrote {
-            count(|w| &w.inline);
+        match wrote {
+            None => Ok(false),
+            Some(wrote) => {
+                if wrote {
+                    count(|w| &w.inline);
+                }
+                Ok(true)
+            }
         }
-        Ok(())
+    }
+
+    #[inline]
+    fn resets(&self) -> u64 {
+        match self {
+            Limit::Shared(s) => s.resets.load(Ordering::Acquire),
+            Limit::Off(Some(r)) => r.load(Ordering::Acquire),
+            Limit::Off(None) => 0,
+        }
     }
 }
 

@@ -10,8 +10,12 @@
 //! - [`worker`]: the background worker that keeps the horizon ahead of use
 //!   and logs the watermark
 //! - [`watermark`]: announcements and `uuid_v7_watermark()`
+//! - [`clock`]: how far the words run ahead of the clock, and the WARNING
+//! - [`reset`]: `uuid_ext_sequencer_reset()` and the redo of its record
 
+pub mod clock;
 pub mod horizon;
+pub mod reset;
 pub mod shmem;
 pub mod wal;
 pub mod watermark;

@@ -29,6 +29,9 @@ use crate::guc::{self, Monotonicity};
 /// The words in shared memory.
 #[repr(C)]
 struct SharedWords {
+    /// How many times a reset began and ended (odd while one lowers the
+    /// words; `uuid_ext_core::reset`). Beside the v7 word: a draw reads both.
+    resets: AtomicU64,
     v7: AtomicU64,
     /// UUIDv6's 60-bit time (its own sequence).
     v6: AtomicU64,
@@ -43,6 +46,22 @@ struct SharedWords {
     /// How many times the horizon was written by the worker, and by a call
     /// that passed it, since shared memory was made.
     writes: HorizonWrites,
+    /// The last reset since shared memory was made (`reset.rs`).
+    last_reset: LastReset,
+}
+
+/// The last reset: when (Unix ms; 0: none yet), and each word before and
+/// after it, for `uuid_ext_info()` and the pollers that follow a reset.
+#[repr(C)]
+#[derive(Default)]
+pub struct LastReset {
+    pub at_ms: AtomicU64,
+    pub v7_before: AtomicU64,
+    pub v7_after: AtomicU64,
+    pub v6_before: AtomicU64,
+    pub v6_after: AtomicU64,
+    /// Whether it was replayed from the WAL rather than called here.
+    pub replayed: AtomicBool,
 }
 
 /// Counts of horizon writes, for `uuid_ext_info()`.
@@ -66,6 +85,8 @@ static CARRIED_V6: AtomicU64 = AtomicU64::new(0);
 
 static LOCAL_V7: AtomicU64 = AtomicU64::new(0);
 static LOCAL_V6: AtomicU64 = AtomicU64::new(0);
+/// The shared reset count this process's own words last followed.
+static LOCAL_RESETS: AtomicU64 = AtomicU64::new(0);
 
 const SEGMENT_NAME: &std::ffi::CStr = c"uuid_ext sequencer";
 
@@ -139,10 +160,14 @@ unsafe extern "C-unwind" fn shmem_startup() {
                 horizon::remove();
                 None
             };
+            if let Some(l) = &on_disk {
+                super::clock::warn_at_start(l);
+            }
             let on_disk = on_disk.unwrap_or_default();
             let v7 = CARRIED_V7.load(Ordering::Relaxed).max(on_disk.v7);
             let v6 = CARRIED_V6.load(Ordering::Relaxed).max(on_disk.v6);
             words.write(SharedWords {
+                resets: AtomicU64::new(0),
                 v7: AtomicU64::new(v7),
                 v6: AtomicU64::new(v6),
                 v7_limit: AtomicU64::new(v7),
@@ -150,6 +175,7 @@ unsafe extern "C-unwind" fn shmem_startup() {
                 replayed_watermark: AtomicU64::new(0),
                 worker_pid: AtomicI32::new(0),
                 writes: HorizonWrites::default(),
+                last_reset: LastReset::default(),
             });
         }
         horizon::set_locks(pg_sys::GetNamedLWLockTranche(horizon::TRANCHE.as_ptr()));
@@ -175,8 +201,10 @@ unsafe extern "C-unwind" fn carry_words(_code: std::ffi::c_int, _arg: pg_sys::Da
     // runs them in reverse order of registration, and the detach was
     // registered when the segment was created, before this one).
     if let Some(words) = unsafe { words.as_ref() } {
-        CARRIED_V7.fetch_max(words.v7.load(Ordering::Relaxed), Ordering::Relaxed);
-        CARRIED_V6.fetch_max(words.v6.load(Ordering::Relaxed), Ordering::Relaxed);
+        // The segment's words started at least at what was carried before,
+        // and went down only by a reset, which must stay down: a store.
+        CARRIED_V7.store(words.v7.load(Ordering::Relaxed), Ordering::Relaxed);
+        CARRIED_V6.store(words.v6.load(Ordering::Relaxed), Ordering::Relaxed);
         if horizon::enabled() {
             let exact = Limits {
                 v7: CARRIED_V7.load(Ordering::Relaxed),
@@ -227,7 +255,39 @@ fn shared_of(w: &'static SharedWords, version: u8) -> horizon::Shared {
         limit,
         other_word,
         other_limit,
+        resets: &w.resets,
     }
+}
+
+/// The reset count once no reset is lowering the words (0 without shared
+/// memory); read before the clock, for a draw (`uuid_ext_core::reset`).
+#[inline]
+pub fn settled_resets() -> u64 {
+    match shared() {
+        Some(w) => uuid_ext_core::reset::settled(|| w.resets.load(Ordering::Acquire)),
+        None => 0,
+    }
+}
+
+/// The reset count now (odd while a reset lowers the words).
+pub fn resets() -> Option<&'static AtomicU64> {
+    shared().map(|w| &w.resets)
+}
+
+/// This process's own words, forgotten once after each reset of the shared
+/// ones: a reset brings back every sequence of the server.
+#[inline]
+fn local(word: &'static AtomicU64) -> (&'static AtomicU64, Limit) {
+    let resets = shared().map(|w| &w.resets);
+    if let Some(r) = resets {
+        let now = r.load(Ordering::Acquire);
+        if LOCAL_RESETS.load(Ordering::Relaxed) != now {
+            LOCAL_V7.store(0, Ordering::Relaxed);
+            LOCAL_V6.store(0, Ordering::Relaxed);
+            LOCAL_RESETS.store(now, Ordering::Relaxed);
+        }
+    }
+    (word, Limit::Off(resets))
 }
 
 /// The word the next UUIDv7 is drawn from, and the limit it must respect.
@@ -235,7 +295,7 @@ fn shared_of(w: &'static SharedWords, version: u8) -> horizon::Shared {
 pub fn v7_word() -> (&'static AtomicU64, Limit) {
     match words() {
         Some(w) => (&w.v7, Limit::Shared(shared_of(w, 7))),
-        None => (&LOCAL_V7, Limit::Off),
+        None => local(&LOCAL_V7),
     }
 }
 
@@ -244,7 +304,7 @@ pub fn v7_word() -> (&'static AtomicU64, Limit) {
 pub fn v6_word() -> (&'static AtomicU64, Limit) {
     match words() {
         Some(w) => (&w.v6, Limit::Shared(shared_of(w, 6))),
-        None => (&LOCAL_V6, Limit::Off),
+        None => local(&LOCAL_V6),
     }
 }
 
@@ -257,6 +317,11 @@ pub fn shared_words(version: u8) -> Option<horizon::Shared> {
 /// The last watermark replayed from the WAL (0: none).
 pub fn replayed_watermark() -> Option<&'static AtomicU64> {
     shared().map(|w| &w.replayed_watermark)
+}
+
+/// The last reset.
+pub fn last_reset() -> Option<&'static LastReset> {
+    shared().map(|w| &w.last_reset)
 }
 
 /// The counts of horizon writes.

@@ -13,7 +13,11 @@
 //!   it; its redo raises the words and limits and writes the replaying
 //!   server's own file ([`super::horizon::replay`]);
 //! - a watermark record from the horizon worker when the commit watermark
-//!   moves; its redo is what `uuid_v7_watermark()` answers on a standby.
+//!   moves; its redo is what `uuid_v7_watermark()` answers on a standby;
+//! - a reset record from `uuid_ext_sequencer_reset()`, flushed before the
+//!   words are lowered; its redo lowers the replaying server's words and
+//!   limits to the record's and forgets its replayed watermark
+//!   ([`super::reset::replay`]).
 
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -112,8 +116,9 @@ mod rmgr {
         // SAFETY: called by recovery with a decoded record of ours.
         let (info, data) = unsafe { parts(record) };
         match Record::decode(info, data) {
-            Ok(Record::Horizon(limits)) => super::super::horizon::replay(&limits),
-            Ok(Record::Watermark(w)) => super::super::watermark::replay(w),
+            Ok(Record::Horizon(limits)) => crate::sequencer::horizon::replay(&limits),
+            Ok(Record::Watermark(w)) => crate::sequencer::watermark::replay(w),
+            Ok(Record::Reset(limits)) => crate::sequencer::reset::replay(&limits),
             Err(e) => pgrx::error!(
                 "uuid_ext: malformed WAL record (info {info:#04x}, {} bytes): {e}",
                 data.len()
@@ -165,6 +170,19 @@ pub fn log_horizon(limits: &Limits) {
     #[cfg(not(any(feature = "pg13", feature = "pg14")))]
     if logging() {
         let at = rmgr::insert(&Record::Horizon(*limits));
+        // SAFETY: flushes the WAL up to our record (a primary, not in recovery).
+        unsafe { pg_sys::XLogFlush(at) };
+    }
+    #[cfg(any(feature = "pg13", feature = "pg14"))]
+    let _ = limits;
+}
+
+/// A reset record for the limits after it, flushed, when records are
+/// written now.
+pub fn log_reset(limits: &Limits) {
+    #[cfg(not(any(feature = "pg13", feature = "pg14")))]
+    if logging() {
+        let at = rmgr::insert(&Record::Reset(*limits));
         // SAFETY: flushes the WAL up to our record (a primary, not in recovery).
         unsafe { pg_sys::XLogFlush(at) };
     }

@@ -63,8 +63,9 @@ static N_BACKENDS: AtomicUsize = AtomicUsize::new(0);
 static N_PREPARED: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
-    /// Whether this process announced in its current transaction.
-    static ANNOUNCED: Cell<bool> = const { Cell::new(false) };
+    /// The reset count under which this process announced in its current
+    /// transaction (None: it has not).
+    static ANNOUNCED: Cell<Option<u64>> = const { Cell::new(None) };
 }
 
 /// Slots for every regular backend, autovacuum worker, background worker
@@ -229,17 +230,19 @@ fn my_database() -> u32 {
     unsafe { pg_sys::MyDatabaseId }.into()
 }
 
-/// Before this transaction first advances the shared v7 `word`, at
-/// `clock_ns`: announce.
+/// Before this transaction first advances the shared v7 `word` under the
+/// reset count `resets`, at `clock_ns`: announce. A transaction that
+/// announced before a reset announces again (lower: the reset brought the
+/// word back), so its announcement stays no greater than what it gets.
 #[inline]
-pub fn before_draw(word: &std::sync::atomic::AtomicU64, clock_ns: u64) {
-    if ANNOUNCED.get() || !active() {
+pub fn before_draw(word: &std::sync::atomic::AtomicU64, clock_ns: u64, resets: u64) {
+    if ANNOUNCED.get() == Some(resets) || !active() {
         return;
     }
     match my_slot() {
         Some(slot) => {
             slot.announce(word, my_database(), clock_ns / 1_000_000);
-            ANNOUNCED.set(true);
+            ANNOUNCED.set(Some(resets));
         }
         None => error::no_watermark_slot(),
     }
@@ -302,14 +305,14 @@ unsafe extern "C-unwind" fn on_xact_event(
                     }
                 }
             }
-            ANNOUNCED.set(false);
+            ANNOUNCED.set(None);
         }
-        XACT_EVENT_PARALLEL_COMMIT | XACT_EVENT_PARALLEL_ABORT => ANNOUNCED.set(false),
+        XACT_EVENT_PARALLEL_COMMIT | XACT_EVENT_PARALLEL_ABORT => ANNOUNCED.set(None),
         XACT_EVENT_PREPARE => {
             if let Some(slot) = my_slot() {
                 move_to_prepared(slot);
             }
-            ANNOUNCED.set(false);
+            ANNOUNCED.set(None);
         }
         _ => {}
     }
@@ -363,6 +366,25 @@ pub fn replay(value: u64) {
     if let Some(replayed) = shmem::replayed_watermark() {
         replayed.fetch_max(value, Ordering::AcqRel);
     }
+}
+
+/// Redo of a reset: the watermark replayed before it is above every key
+/// made after it; a standby answers none until the primary logs the next.
+pub fn forget_replayed() {
+    if let Some(replayed) = shmem::replayed_watermark() {
+        replayed.store(0, Ordering::Release);
+    }
+}
+
+/// How many announcements that this session's watermark counts were made at
+/// or before `at_ms` and are still open: after a reset at `at_ms`, the
+/// transactions that may still commit keys from before it.
+pub fn open_since_before(at_ms: u64) -> usize {
+    let scope = scope();
+    board().made_by(scope, at_ms)
+        + prepared_announcements(scope)
+            .filter(|&(_, since)| since <= at_ms)
+            .count()
 }
 
 /// The smallest UUIDv7 that a transaction still in progress in this

@@ -26,7 +26,7 @@ use pgrx::prelude::*;
 
 use uuid_ext_core::watermark::Scope;
 
-use super::{horizon, shmem, wal, watermark};
+use super::{clock, horizon, shmem, wal, watermark};
 use crate::{error, generate, guc};
 
 /// From `_PG_init` while preloading.
@@ -71,11 +71,17 @@ struct State {
     logged_end: u64,
     /// The last failure reported, so a lasting one is not logged each round.
     last_failure: Option<String>,
+    /// The reset count when the watermark was last logged.
+    logged_resets: u64,
+    /// The words' lead over the clock.
+    watcher: clock::Watcher,
 }
 
 impl State {
     fn round(&mut self) {
-        match horizon::extend_ahead(generate::clock_ns()) {
+        let now = generate::clock_ns();
+        self.watcher.round(now);
+        match horizon::extend_ahead(now) {
             Ok(_) => {
                 if self.last_failure.take().is_some() {
                     pgrx::log!("uuid_ext: the horizon worker writes the horizon again");
@@ -96,18 +102,32 @@ impl State {
             }
         }
         if guc::commit_watermark() && wal::logging() {
-            if let Some(w) = watermark::current(Scope::Server) {
-                // The next record starts at the end of ours rounded up to 8
-                // bytes (or past a page header): only more than that is
-                // other WAL. An idle server gets no record.
-                let stale = self.logged_at.is_none_or(|t| t.elapsed() >= RELOG_EVERY)
-                    && wal::insert_position() > self.logged_end.next_multiple_of(8);
-                if w > self.logged_watermark || stale {
-                    if let Some(end) = wal::log_watermark(w) {
-                        self.logged_watermark = w;
-                        self.logged_at = Some(Instant::now());
-                        self.logged_end = end;
-                    }
+            // Under the horizon lock: a watermark read before a reset is
+            // never logged after the reset's record (a standby would answer
+            // it, above every key made after the reset).
+            horizon::with_lock(horizon::HORIZON_LOCK, || self.log_watermark());
+        }
+    }
+
+    fn log_watermark(&mut self) {
+        let resets = shmem::resets().map_or(0, |r| r.load(std::sync::atomic::Ordering::Acquire));
+        if resets != self.logged_resets {
+            // A reset lowered the word: the next watermark is below the
+            // last one logged, and must be logged all the same.
+            self.logged_watermark = 0;
+            self.logged_resets = resets;
+        }
+        if let Some(w) = watermark::current(Scope::Server) {
+            // The next record starts at the end of ours rounded up to 8
+            // bytes (or past a page header): only more than that is other
+            // WAL. An idle server gets no record.
+            let stale = self.logged_at.is_none_or(|t| t.elapsed() >= RELOG_EVERY)
+                && wal::insert_position() > self.logged_end.next_multiple_of(8);
+            if w > self.logged_watermark || stale {
+                if let Some(end) = wal::log_watermark(w) {
+                    self.logged_watermark = w;
+                    self.logged_at = Some(Instant::now());
+                    self.logged_end = end;
                 }
             }
         }

@@ -43,7 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pg import fail, ok  # noqa: E402
 
 TENANTS = ("tenant_a", "tenant_b")
-EARLIER = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0")
+EARLIER = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0")
 BOOTSTRAP = "10"  # the bootstrap superuser's OID
 
 
@@ -344,7 +344,8 @@ def must_fail(conn, sql, sqlstate, what):
 def test_locked():
     with connect("tenant_a", "tenant_a") as conn:
         for name, value in (("uuid_ext.durable_margin", "0"), ("uuid_ext.commit_watermark", "off"),
-                            ("uuid_ext.durable_wal", "on"), ("uuid_ext.watermark_interval", "1000")):
+                            ("uuid_ext.durable_wal", "on"), ("uuid_ext.watermark_interval", "1000"),
+                            ("uuid_ext.clock_ahead_warning", "0")):
             must_fail(conn, f"SET {name} = {value}", "55P02", "a server-wide setting")
             must_fail(conn, f"ALTER SYSTEM SET {name} = {value}", "42501", "a server-wide setting")
             must_fail(conn, f"ALTER DATABASE tenant_a SET {name} = {value}", "55P02", "a server-wide setting")
@@ -362,13 +363,17 @@ def test_locked():
                 ("DROP FUNCTION app.uuid_v7_watermark()", "2BP01"),
                 ("DROP OPERATOR app.= (app.uuid7, app.uuid7)", "2BP01"),
                 ("DROP CAST (app.uuid7 AS uuid)", "42501"),
-                ("ALTER EXTENSION uuid_ext SET SCHEMA public", "42501")):
+                ("ALTER EXTENSION uuid_ext SET SCHEMA public", "42501"),
+                # The reset is the superuser's: EXECUTE revoked from PUBLIC.
+                ("SELECT * FROM app.uuid_ext_sequencer_reset()", "42501"),
+                ("GRANT EXECUTE ON FUNCTION app.uuid_ext_sequencer_reset() TO tenant_a", "42501")):
             must_fail(conn, sql, sqlstate, "an object of the extension")
         # Its own session's settings are its own.
         conn.execute("SET uuid_ext.monotonicity = backend")
         conn.execute("SET uuid_ext.watermark_scope = server")
-    ok("tenant_a cannot set uuid_ext's four server-wide settings (SET, ALTER SYSTEM, ALTER DATABASE, ALTER ROLE) "
-       "nor alter, replace, drop, take over or move 10 of the extension's objects; it sets its session's "
+    ok("tenant_a cannot set uuid_ext's five server-wide settings (SET, ALTER SYSTEM, ALTER DATABASE, ALTER ROLE) "
+       "nor alter, replace, drop, take over or move 10 of the extension's objects, nor reset the sequencer "
+       "or grant itself the reset; it sets its session's "
        "uuid_ext.monotonicity and uuid_ext.watermark_scope")
 
 

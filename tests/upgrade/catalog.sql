@@ -7,9 +7,10 @@ WITH members AS (
   SELECT f.oid FROM members m JOIN pg_opfamily f ON m.classid = 'pg_opfamily'::regclass AND f.oid = m.objid
 )
 SELECT line FROM (
-  SELECT format('function %s returns %s: kind %s, volatility %s, strict %s, parallel %s, leakproof %s, %s %s %s',
+  SELECT format('function %s returns %s: kind %s, volatility %s, strict %s, parallel %s, leakproof %s, %s %s %s, privileges %s',
                 p.oid::regprocedure, pg_get_function_result(p.oid), p.prokind, p.provolatile, p.proisstrict,
-                p.proparallel, p.proleakproof, l.lanname, p.prosrc, coalesce(p.probin, '')) AS line
+                p.proparallel, p.proleakproof, l.lanname, p.prosrc, coalesce(p.probin, ''),
+                coalesce(p.proacl::text, 'default')) AS line
   FROM members m JOIN pg_proc p ON m.classid = 'pg_proc'::regclass AND p.oid = m.objid
   JOIN pg_language l ON l.oid = p.prolang
   UNION ALL

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ALTER EXTENSION uuid_ext UPDATE from each earlier release (SPEC §8).
 
-For 0.1.0, 0.2.0, 0.3.0, 0.4.0 and 0.5.0: installs the release from its script as released
+For every earlier release, 0.1.0 to 0.6.0: installs the release from its script as released
 (tests/upgrade/uuid_ext--VERSION.sql, put in the extension directory by
 scripts/test), makes data, a column default with uuid_generate_v7() and a
 view over its functions, updates, and checks that the catalog equals a fresh
@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CATALOG = open(os.path.join(HERE, "catalog.sql")).read()
 
 
-RELEASES = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0")
+RELEASES = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0")
 
 
 def main():

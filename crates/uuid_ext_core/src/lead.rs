@@ -25,6 +25,24 @@ pub fn v6_ms(word: u64, now_ns: u64) -> u64 {
     u64::try_from(lead_ns / u128::from(NS_PER_MS)).unwrap_or(u64::MAX)
 }
 
+/// A lead as a person reads it, as PostgreSQL prints an interval:
+/// `3650 days 00:00:04.235`, `00:01:05.000`.
+pub fn format_ms(ms: u64) -> String {
+    let (days, rest) = (ms / 86_400_000, ms % 86_400_000);
+    let clock = format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        rest / 3_600_000,
+        rest / 60_000 % 60,
+        rest / 1_000 % 60,
+        rest % 1_000
+    );
+    match days {
+        0 => clock,
+        1 => format!("1 day {clock}"),
+        d => format!("{d} days {clock}"),
+    }
+}
+
 /// What a round of watching should say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Say {
@@ -155,6 +173,14 @@ mod tests {
             w.observe(TEN_YEARS_MS, 1, 5, 10),
             Say::Ahead { first: false }
         );
+    }
+
+    #[test]
+    fn leads_read_as_intervals() {
+        assert_eq!(format_ms(0), "00:00:00.000");
+        assert_eq!(format_ms(65_000), "00:01:05.000");
+        assert_eq!(format_ms(86_400_000 + 1), "1 day 00:00:00.001");
+        assert_eq!(format_ms(TEN_YEARS_MS + 4_235), "3650 days 00:00:04.235");
     }
 
     #[test]

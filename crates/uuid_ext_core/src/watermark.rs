@@ -194,6 +194,14 @@ impl<'a> Board<'a> {
             .unwrap_or(NONE)
     }
 
+    /// How many announcements that `scope` counts were made at or before
+    /// `at_ms` (a reset's pollers wait for those: see [`crate::reset`]).
+    pub fn made_by(&self, scope: Scope, at_ms: u64) -> usize {
+        self.announcements(scope)
+            .filter(|&(_, since)| since <= at_ms)
+            .count()
+    }
+
     /// Every announcement that `scope` counts, as [`Slot::counted`] reads it.
     fn announcements(&self, scope: Scope) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.values
@@ -334,6 +342,26 @@ mod tests {
         slots.slot(2).announce(&word, DB, 10_000);
         slots.slot(0).withdraw();
         assert_eq!(slots.board().oldest_since(HERE), 10_000);
+    }
+
+    #[test]
+    fn announcements_made_by_a_time_are_counted_until_withdrawn() {
+        let word = AtomicU64::new(100);
+        let slots = Slots::new(3);
+        slots.slot(0).announce(&word, DB, 1_000);
+        slots.slot(1).announce(&word, OTHER_DB, 1_000);
+        slots.slot(2).announce(&word, DB, 2_001);
+        assert_eq!(slots.board().made_by(HERE, 2_000), 1);
+        assert_eq!(slots.board().made_by(Scope::Server, 2_000), 2);
+        assert_eq!(slots.board().made_by(Scope::Server, 2_001), 3);
+        // A transaction that announces again (after a reset lowered the
+        // word) keeps the time of its first announcement.
+        word.store(5, Ordering::Relaxed);
+        slots.slot(0).announce(&word, DB, 3_000);
+        assert_eq!(slots.slot(0).value.load(Ordering::Relaxed), 6);
+        assert_eq!(slots.board().made_by(HERE, 2_000), 1);
+        slots.slot(0).withdraw();
+        assert_eq!(slots.board().made_by(HERE, 2_000), 0);
     }
 
     #[test]

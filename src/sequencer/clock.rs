@@ -1,0 +1,116 @@
+//! How far the shared words run ahead of the clock, and the WARNING when
+//! that is more than `uuid_ext.clock_ahead_warning` (docs/operations.md,
+//! "When the clock lies"): at start, when the horizon read from the file is
+//! that far ahead, and from the horizon worker, when a word first gets that
+//! far ahead and again every [`REPEAT_MS`] while it stays (the rule is the
+//! core's, `uuid_ext_core::lead`).
+
+use std::sync::atomic::Ordering;
+
+use pgrx::pg_sys::panic::ErrorReport;
+use pgrx::{PgLogLevel, PgSqlErrorCode};
+use uuid_ext_core::horizon::{self as core_horizon, Limits};
+use uuid_ext_core::lead::{self, Say, Watch};
+use uuid_ext_core::time::NS_PER_MS;
+
+use super::shmem;
+use crate::{generate, guc};
+
+/// How often a lead that lasts is reported again.
+pub const REPEAT_MS: u64 = 300_000;
+
+/// How far each word is ahead of the clock at `now_ns`, in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Leads {
+    pub v7_ms: u64,
+    pub v6_ms: u64,
+}
+
+pub fn leads(words: &Limits, now_ns: u64) -> Leads {
+    Leads {
+        v7_ms: lead::v7_ms(words.v7, now_ns),
+        v6_ms: lead::v6_ms(words.v6, now_ns),
+    }
+}
+
+/// The WARNING for one word `lead_ms` ahead of the clock at `now_ns`;
+/// `source` says where the value was seen.
+fn warn(version: u8, lead_ms: u64, word: u64, now_ns: u64, source: &str) {
+    let carried = match version {
+        7 => core_horizon::v7_time(word),
+        _ => core_horizon::v6_time(word),
+    };
+    let clock = uuid_ext_core::time::format_unix_ns(i128::from(now_ns));
+    ErrorReport::new(
+        PgSqlErrorCode::ERRCODE_WARNING,
+        format!(
+            "uuid_ext: the UUIDv{version} sequencer{source} is {} ahead of the clock",
+            lead::format_ms(lead_ms)
+        ),
+        "uuid_ext",
+    )
+    .set_detail(format!(
+        "New UUIDv{version} values carry {carried}; the clock reads {clock}. \
+         The sequencer never goes back by itself: its values keep that time until the clock catches up."
+    ))
+    .set_hint(
+        "If the clock was wrong and is right now, a superuser can bring the sequencer back to it \
+         with SELECT * FROM uuid_ext_sequencer_reset(); see \"When the clock lies\" in uuid_ext's \
+         docs/operations.md.",
+    )
+    .report(PgLogLevel::WARNING);
+}
+
+/// At start, in the postmaster: the horizon read from the file (what the
+/// words start from) against the clock.
+pub fn warn_at_start(on_disk: &Limits) {
+    let threshold = guc::clock_ahead_warning_ms();
+    if threshold == 0 {
+        return;
+    }
+    let now = generate::clock_ns();
+    let l = leads(on_disk, now);
+    let source = " horizon read from \"uuid_ext.horizon\"";
+    if l.v7_ms > threshold {
+        warn(7, l.v7_ms, on_disk.v7, now, source);
+    }
+    if l.v6_ms > threshold {
+        warn(6, l.v6_ms, on_disk.v6, now, source);
+    }
+}
+
+/// The horizon worker's watch over both shared words.
+#[derive(Default)]
+pub struct Watcher {
+    v7: Watch,
+    v6: Watch,
+}
+
+impl Watcher {
+    /// One round: a WARNING for each word over the threshold (first, then
+    /// every [`REPEAT_MS`]), a LOG line when it is back under it.
+    pub fn round(&mut self, now_ns: u64) {
+        let (Some(v7), Some(v6)) = (shmem::shared_words(7), shmem::shared_words(6)) else {
+            return;
+        };
+        let threshold = guc::clock_ahead_warning_ms();
+        let now_ms = now_ns / NS_PER_MS;
+        let words = [
+            (7, v7.word.load(Ordering::Relaxed), &mut self.v7),
+            (6, v6.word.load(Ordering::Relaxed), &mut self.v6),
+        ];
+        for (version, word, watch) in words {
+            let lead_ms = match version {
+                7 => lead::v7_ms(word, now_ns),
+                _ => lead::v6_ms(word, now_ns),
+            };
+            match watch.observe(lead_ms, threshold, now_ms, REPEAT_MS) {
+                Say::Nothing => {}
+                Say::Ahead { .. } => warn(version, lead_ms, word, now_ns, ""),
+                Say::Back => pgrx::log!(
+                    "uuid_ext: the UUIDv{version} sequencer is back within uuid_ext.clock_ahead_warning of the clock"
+                ),
+            }
+        }
+    }
+}
