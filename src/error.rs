@@ -171,7 +171,8 @@ pub fn reset_unavailable() -> ! {
         "uuid_ext_sequencer_reset() needs the shared sequencer: uuid_ext is not in shared_preload_libraries"
             .into(),
         Some(
-            "Without preloading each session orders its own UUIDs from the clock, and a new              session starts from the clock: there is nothing server-wide to reset.",
+            "Without preloading each session orders its own UUIDs from the clock, and a new \
+             session starts from the clock: there is nothing server-wide to reset.",
         ),
         Some("Start a new session to follow the clock."),
     )
@@ -185,7 +186,8 @@ pub fn reset_in_recovery() -> ! {
         "cannot reset the UUID sequencer during recovery".into(),
         Some("A standby follows its primary's sequencer through the WAL."),
         Some(
-            "Reset it on the primary; with uuid_ext.durable_wal = on every standby replays the              reset. A promoted standby can reset its own.",
+            "Reset it on the primary; with uuid_ext.durable_wal = on every standby replays the \
+             reset. A promoted standby can reset its own.",
         ),
     )
 }

@@ -32,6 +32,12 @@ SELECT uuid_v7_watermark();
 \echo :LAST_ERROR_SQLSTATE
 -- Thousands of UUIDs later, still no horizon file in the data directory.
 SELECT count(*) AS horizon_files FROM pg_ls_dir('.') AS f WHERE f LIKE 'uuid_ext.horizon%';
+-- No shared sequencer to reset: an error that says so (55000); a session
+-- follows the clock from its start.
+SELECT * FROM uuid_ext_sequencer_reset();
+\echo :LAST_ERROR_SQLSTATE
+SELECT uuid_ext_info() -> 'last_reset' AS last_reset,
+       (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(uuid_ext_info() -> 'ahead_of_clock_ms') AS k) AS words;
 -- The NOTICE comes once per CREATE EXTENSION.
 DROP EXTENSION uuid_ext;
 CREATE EXTENSION uuid_ext;
