@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""The faults a DBA meets, with what the user sees (docs/operations.md,
+"Troubleshooting"): no committed row and no order is lost in any of them.
+
+ 1. A full disk when the horizon must be written: the data directory on a
+    48 MB tmpfs of its own (a private mount namespace: nothing of it is
+    mounted on the machine, and it goes with the server), the WAL outside
+    it; filled up, the call that needs the horizon fails with SQLSTATE
+    53100 and the documented message; the server does not crash; once
+    space is freed, generation resumes above every earlier key.
+ 2. The horizon worker stopped (SIGSTOP) for 3 s under a steady writer:
+    calls write the horizon themselves (writes_inline grows), every key is
+    above the one before.
+ 3. The horizon worker killed (SIGKILL): the postmaster's crash restart;
+    afterwards a new worker, and new keys above every earlier one; every
+    committed row is there.
+ 4. A statement cancelled, and a backend terminated, while their
+    transactions hold commit-watermark announcements: the watermark moves
+    past their keys at once.
+
+Env: PGBIN, UUID_EXT_USER, FAKETIME_LIB; WORK (a directory of its own);
+BASE_PORT (this test uses the next two ports). Runs with psycopg 3.
+"""
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import psycopg
+
+from pg import fail, ok, wait_for
+from servers import USER, Server, make_dir, uuid_int
+
+WORK = os.environ["WORK"]
+BASE_PORT = int(os.environ["BASE_PORT"])
+PGBIN = os.environ["PGBIN"]
+
+
+def connect(srv, autocommit=True):
+    return psycopg.connect(srv.conninfo(), autocommit=autocommit)
+
+
+def key(conn, sql="SELECT uuid_generate_v7()"):
+    return uuid_int(str(conn.execute(sql).fetchone()[0]))
+
+
+def info(conn, field):
+    return conn.execute(f"SELECT uuid_ext_info() ->> '{field}'").fetchone()[0]
+
+
+def postmaster_pid(srv):
+    """From the socket's lock file (the data directory may be out of sight)."""
+    with open(os.path.join(srv.dir, f".s.PGSQL.{srv.port}.lock")) as f:
+        return int(f.readline())
+
+
+# --- 1. a full disk ------------------------------------------------------------
+class TmpfsServer(Server):
+    """A server whose data directory is a size-limited tmpfs in a mount
+    namespace of its own, made by `unshare -m` and alive as long as the
+    server: from outside, the directory is empty."""
+
+    def start_in_tmpfs(self, size="48m"):
+        self.fresh_dir()
+        make_dir(self.data)
+        wal = os.path.join(self.dir, "wal")
+        b = lambda p: os.path.join(PGBIN, p)  # noqa: E731
+        conf = "\n".join([f"port = {self.port}", "listen_addresses = ''",
+                          f"unix_socket_directories = '{self.dir}'", "max_connections = 20",
+                          "shared_preload_libraries = 'uuid_ext'", "fsync = on"])
+        script = f"""set -e
+mount -t tmpfs -o size={size},mode=0700 uuid_ext_full {self.data}
+chown {USER} {self.data}
+sudo -u {USER} -H {b('initdb')} -D {self.data} -X {wal} -U postgres -A trust -E UTF8 --locale=C --no-sync >/dev/null
+printf '%s\\n' "{conf}" >> {self.data}/postgresql.conf
+sudo -u {USER} -H {b('pg_ctl')} -D {self.data} -l {self.log} -w -t 60 start >/dev/null
+"""
+        r = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            fail(f"the tmpfs server did not start:\n{r.stdout}{r.stderr}\n{self.log_tail()}")
+
+    def stop_tmpfs(self):
+        """Fast shutdown by signal (pg_ctl cannot see the data directory)."""
+        try:
+            pid = postmaster_pid(self)
+        except FileNotFoundError:
+            return
+        try:
+            os.kill(pid, signal.SIGINT)
+        except ProcessLookupError:
+            return
+        wait_for(lambda: not os.path.exists(f"/proc/{pid}"), f"{self.name} to stop")
+
+
+def full_disk():
+    srv = TmpfsServer("full", os.path.join(WORK, "full"), BASE_PORT)
+    srv.start_in_tmpfs()
+    try:
+        conn = connect(srv)
+        conn.execute("CREATE EXTENSION uuid_ext")
+        conn.execute("CREATE TABLE t (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), n int)")
+        conn.execute("INSERT INTO t (n) SELECT generate_series(1, 1000)")
+        pid = postmaster_pid(srv)
+        # Fill the file system with a file of the server's own.
+        try:
+            conn.execute("COPY (SELECT 1) TO PROGRAM 'cat /dev/zero > filler'")
+        except psycopg.Error:
+            pass
+        # Past the horizon the worker could not raise (the clock moves on).
+        time.sleep(2.5)
+        try:
+            conn.execute("INSERT INTO t (n) VALUES (0)")
+            fail("an insert whose key needed the horizon succeeded on a full disk")
+        except psycopg.Error as e:
+            got = (e.sqlstate, e.diag.message_primary)
+        want = ("53100", 'could not write the UUID sequencer horizon "uuid_ext.horizon.tmp" in the data '
+                         "directory: No space left on device")
+        if got != want:
+            fail(f"on a full disk: {got}, not {want}")
+        if postmaster_pid(srv) != pid or conn.execute("SELECT 1").fetchone()[0] != 1:
+            fail("the server did not survive the full disk")
+        before = uuid_int(str(conn.execute("SELECT max(id::text) FROM t").fetchone()[0]))
+        conn.execute("COPY (SELECT 1) TO PROGRAM 'rm -f filler'")
+        conn.execute("INSERT INTO t (n) SELECT generate_series(1001, 2000)")
+        after = uuid_int(str(conn.execute("SELECT min(id::text) FROM t WHERE n > 1000").fetchone()[0]))
+        if after <= before or conn.execute("SELECT count(*) FROM t").fetchone()[0] != 2000:
+            fail("after space was freed, keys did not resume above every earlier one")
+        warned = "could not write" in srv.log_text()
+        conn.close()
+    finally:
+        srv.stop_tmpfs()
+    ok(f"a full disk: the insert that needed the horizon fails with {want[0]} \"{want[1]}\", the server stays "
+       f"up{' (the worker logged its failure too)' if warned else ''}; space freed, the next 1,000 keys are above "
+       "every earlier one and no committed row is lost")
+
+
+# --- 2 and 3: the worker stopped, then killed ----------------------------------
+class Writer:
+    """Inserts one row at a time, remembering what committed."""
+
+    def __init__(self, srv):
+        self.srv = srv
+        self.conn = connect(srv)
+        self.n = 0
+        self.committed = []
+
+    def write(self, count):
+        for _ in range(count):
+            self.n += 1
+            try:
+                u = self.conn.execute("INSERT INTO t (n) VALUES (%s) RETURNING id", (self.n,)).fetchone()[0]
+                self.committed.append((self.n, uuid_int(str(u))))
+            except psycopg.OperationalError:
+                # The crash restart ended this session: a new one.
+                wait_for(self.reconnect, "a new connection after the crash restart")
+            time.sleep(0.05)
+
+    def reconnect(self):
+        try:
+            self.conn = connect(self.srv)
+            return True
+        except psycopg.OperationalError:
+            return False
+
+
+def in_order(srv, committed, what):
+    rows = dict(connect(srv).execute("SELECT n, id::text FROM t").fetchall())
+    for n, u in committed:
+        if n not in rows or uuid_int(rows[n]) != u:
+            fail(f"{what}: committed row {n} is missing or changed")
+    keys = [u for _, u in sorted(committed)]
+    if any(b <= a for a, b in zip(keys, keys[1:])):
+        fail(f"{what}: keys out of order")
+
+
+def worker_faults():
+    srv = Server("worker", os.path.join(WORK, "worker"), BASE_PORT + 1)
+    srv.initdb("shared_preload_libraries = 'uuid_ext'", "fsync = on", "uuid_ext.durable_margin = 200")
+    srv.start()
+    try:
+        srv.q("CREATE EXTENSION uuid_ext")
+        srv.q("CREATE TABLE t (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), n int UNIQUE)")
+        w = Writer(srv)
+        w.write(10)
+        c = connect(srv)
+        worker = int(info(c, "horizon_worker_pid"))
+        inline = int(c.execute("SELECT uuid_ext_info() -> 'horizon' ->> 'writes_inline'").fetchone()[0])
+        os.kill(worker, signal.SIGSTOP)
+        try:
+            w.write(60)
+        finally:
+            os.kill(worker, signal.SIGCONT)
+        inline_after = int(c.execute("SELECT uuid_ext_info() -> 'horizon' ->> 'writes_inline'").fetchone()[0])
+        if inline_after <= inline:
+            fail("with the worker stopped, no call wrote the horizon itself")
+        in_order(srv, w.committed, "the worker stopped")
+        ok(f"the horizon worker stopped for 3 s under a steady writer: calls wrote the horizon "
+           f"{inline_after - inline} times themselves, {len(w.committed)} keys in order")
+
+        before = max(u for _, u in w.committed)
+        log_at = len(srv.log_text())
+        os.kill(worker, signal.SIGKILL)
+        w.write(40)
+        wait_for(lambda: (info(connect(srv), "horizon_worker_pid") or "0") not in ("0", str(worker)),
+                 "a new horizon worker")
+        if "terminated by signal 9" not in srv.log_text()[log_at:]:
+            fail(f"no crash restart after the worker was killed:\n{srv.log_tail()}")
+        after = [u for n, u in w.committed if u > 0 and n > 70]
+        if not after or min(after) <= before:
+            fail("after the crash restart, a key is not above every earlier one")
+        in_order(srv, w.committed, "the worker killed")
+        ok(f"the horizon worker killed: the postmaster's crash restart, a new worker; {len(after)} keys after it "
+           f"above every earlier one, all {len(w.committed)} committed rows there and in order")
+    finally:
+        srv.stop_quietly()
+    return srv
+
+
+# --- 4. cancelled and terminated -----------------------------------------------
+def watermark_past(srv):
+    srv.start()
+    try:
+        for how in ("pg_cancel_backend", "pg_terminate_backend"):
+            held = connect(srv, autocommit=False)
+            pid = held.execute("SELECT pg_backend_pid()").fetchone()[0]
+            k = key(held, "INSERT INTO t (n) VALUES (-1) RETURNING id")
+            other = connect(srv)
+            other.execute("INSERT INTO t (n) VALUES (-2)")
+            w = uuid_int(str(other.execute("SELECT uuid_v7_watermark()").fetchone()[0]))
+            if w > k:
+                fail(f"the watermark {w:032x} is past an open transaction's key {k:032x}")
+            try:
+                # The statement the signal ends (a cancel), or the session.
+                errors = []
+
+                def run():
+                    try:
+                        held.execute("SELECT pg_sleep(30)")
+                    except psycopg.Error as e:
+                        errors.append(e)
+                t = threading.Thread(target=run, daemon=True)
+                t.start()
+                wait_for(lambda: other.execute("SELECT wait_event FROM pg_stat_activity WHERE pid = %s",
+                                               (pid,)).fetchone()[0] == "PgSleep", "the held session to sleep")
+                other.execute(f"SELECT {how}(%s)", (pid,))
+                t.join(10)
+                other.execute("INSERT INTO t (n) VALUES (-3)")
+                w = uuid_int(str(other.execute("SELECT uuid_v7_watermark()").fetchone()[0]))
+                if w <= k:
+                    fail(f"after {how}(), the watermark {w:032x} is still held at the key {k:032x}")
+                if not errors:
+                    fail(f"{how}() did not end the statement")
+            finally:
+                held.close()
+                other.execute("DELETE FROM t WHERE n < 0")
+                other.close()
+        ok("a statement cancelled and a backend terminated while their transactions held watermark "
+           "announcements: the watermark moves past their keys at once")
+    finally:
+        srv.stop_quietly()
+
+
+def main():
+    make_dir(WORK)
+    full_disk()
+    srv = worker_faults()
+    watermark_past(srv)
+
+
+if __name__ == "__main__":
+    main()
