@@ -38,8 +38,12 @@ fn uuid_ext_info() -> JsonB {
     // How far the words this session draws from are ahead of the clock.
     let now = generate::clock_ns();
     let words = core_horizon::Limits {
-        v7: shmem::v7_word().0.load(std::sync::atomic::Ordering::Relaxed),
-        v6: shmem::v6_word().0.load(std::sync::atomic::Ordering::Relaxed),
+        v7: shmem::v7_word()
+            .0
+            .load(std::sync::atomic::Ordering::Relaxed),
+        v6: shmem::v6_word()
+            .0
+            .load(std::sync::atomic::Ordering::Relaxed),
     };
     let leads = clock::leads(&words, now);
     let worker = shmem::worker_pid()

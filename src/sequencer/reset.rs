@@ -89,7 +89,9 @@ fn caller() -> String {
         if name.is_null() {
             return "?".into();
         }
-        std::ffi::CStr::from_ptr(name).to_string_lossy().into_owned()
+        std::ffi::CStr::from_ptr(name)
+            .to_string_lossy()
+            .into_owned()
     }
 }
 

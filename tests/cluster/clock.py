@@ -302,6 +302,12 @@ def run(p, s):
         fail("the standby's uuid_ext_info() shows no replayed reset")
     if "replayed a UUID sequencer reset" not in s.log_text():
         fail(f"the standby's log does not show the replayed reset:\n{s.log_tail()}")
+    r = s.q("SELECT * FROM uuid_ext_sequencer_reset()", check=False)
+    if r.returncode == 0 or "cannot reset the UUID sequencer during recovery" not in r.stderr:
+        fail(f"a reset on the standby was not refused: {r.stdout}{r.stderr}")
+    code = s.q("\\set VERBOSITY sqlstate\nSELECT * FROM uuid_ext_sequencer_reset();", check=False).stderr.strip()
+    if not code.endswith("25006"):
+        fail(f"a reset on the standby failed with {code!r}, not 25006")
     p.stop()
     s.promote()
     wait_for(lambda: s.q("SELECT uuid_ext_info() ->> 'horizon_worker_pid'") != "", "the promoted worker")
@@ -309,8 +315,8 @@ def run(p, s):
     if int(s.q("SELECT max(n) FROM t")) < max(committed):
         fail("the promoted standby lacks committed rows")
     s.stop()
-    ok("the standby replays the reset (its keys, its horizon file, last_reset.replayed); promoted, it makes "
-       "keys at the clock")
+    ok("the standby replays the reset (its keys, its horizon file, last_reset.replayed) and refuses one of its "
+       "own (25006); promoted, it makes keys at the clock")
     p.start()
     must_be_at_clock(new_keys(p), "after a clean restart")
     p.stop()

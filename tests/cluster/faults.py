@@ -121,6 +121,15 @@ def full_disk():
             fail(f"on a full disk: {got}, not {want}")
         if postmaster_pid(srv) != pid or conn.execute("SELECT 1").fetchone()[0] != 1:
             fail("the server did not survive the full disk")
+        # A reset needs the file first: it fails the same way and changes nothing.
+        try:
+            conn.execute("SELECT * FROM uuid_ext_sequencer_reset()")
+            fail("a reset succeeded on a full disk")
+        except psycopg.Error as e:
+            if (e.sqlstate, e.diag.message_primary) != want:
+                fail(f"a reset on a full disk: {e.sqlstate} {e.diag.message_primary}")
+        if conn.execute("SELECT uuid_ext_info() -> 'last_reset'").fetchone()[0] is not None:
+            fail("a reset that failed on a full disk is shown as done")
         before = uuid_int(str(conn.execute("SELECT max(id::text) FROM t").fetchone()[0]))
         conn.execute("COPY (SELECT 1) TO PROGRAM 'rm -f filler'")
         conn.execute("INSERT INTO t (n) SELECT generate_series(1001, 2000)")
@@ -132,7 +141,8 @@ def full_disk():
     finally:
         srv.stop_tmpfs()
     ok(f"a full disk: the insert that needed the horizon fails with {want[0]} \"{want[1]}\", the server stays "
-       f"up{' (the worker logged its failure too)' if warned else ''}; space freed, the next 1,000 keys are above "
+       f"up{' (the worker logged its failure too)' if warned else ''}; a reset fails the same way and changes "
+       f"nothing; space freed, the next 1,000 keys are above "
        "every earlier one and no committed row is lost")
 
 
