@@ -39,7 +39,7 @@ pub fn settled(read: impl Fn() -> u64) -> u64 {
     let mut spins = 0u32;
     loop {
         let count = read();
-        if count % 2 == 0 {
+        if count.is_multiple_of(2) {
             return count;
         }
         spins = spins.saturating_add(1);
@@ -68,7 +68,7 @@ pub fn reset<const N: usize>(
     also: impl FnOnce(&[Moved; N]),
 ) -> [Moved; N] {
     let begun = count.fetch_add(1, Ordering::SeqCst);
-    debug_assert!(begun % 2 == 0, "a reset began inside another");
+    debug_assert!(begun.is_multiple_of(2), "a reset began inside another");
     let moved = words.map(|(word, to)| lower(word, to));
     also(&moved);
     count.fetch_add(1, Ordering::SeqCst);
