@@ -85,7 +85,7 @@ pub fn io_cause(e: &std::io::Error) -> String {
 /// `pg_read_all_settings` may not learn where the data directory is.
 #[track_caller]
 pub fn horizon_unwritable(path: &std::path::Path, cause: &std::io::Error) -> ! {
-    let shown = crate::sequencer::horizon::in_data_dir(path);
+    let shown = crate::datadir::in_data_dir(path);
     let code = match cause.raw_os_error() {
         Some(libc::EACCES | libc::EPERM | libc::EROFS) => {
             PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE

@@ -6,7 +6,7 @@ use pgrx::prelude::*;
 use uuid_ext_core::horizon as core_horizon;
 
 use crate::sequencer::{clock, horizon, reset, shmem, wal, watermark};
-use crate::{generate, guc};
+use crate::{guc, now};
 
 /// What this session runs on: the library's version, the server's, the
 /// PostgreSQL whose headers the library was compiled against, whether
@@ -36,7 +36,7 @@ fn uuid_ext_info() -> JsonB {
         })
     });
     // How far the words this session draws from are ahead of the clock.
-    let now = generate::clock_ns();
+    let now = now::clock_ns();
     let words = core_horizon::Limits {
         v7: shmem::v7_word()
             .0

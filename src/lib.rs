@@ -4,12 +4,14 @@
 use pgrx::prelude::*;
 
 mod bounds;
+mod datadir;
 mod error;
 mod extract;
 mod generate;
 mod guc;
 mod info;
 mod names;
+mod now;
 mod pg18_names;
 mod pgtime;
 mod sequencer;

@@ -5,16 +5,13 @@
 //! far ahead and again every [`REPEAT_MS`] while it stays (the rule is the
 //! core's, `uuid_ext_core::lead`).
 
-use std::sync::atomic::Ordering;
-
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::{PgLogLevel, PgSqlErrorCode};
 use uuid_ext_core::horizon::{self as core_horizon, Limits};
 use uuid_ext_core::lead::{self, Say, Watch};
 use uuid_ext_core::time::NS_PER_MS;
 
-use super::shmem;
-use crate::{generate, guc};
+use crate::{guc, now};
 
 /// How often a lead that lasts is reported again.
 pub const REPEAT_MS: u64 = 300_000;
@@ -68,7 +65,7 @@ pub fn warn_at_start(on_disk: &Limits) {
     if threshold == 0 {
         return;
     }
-    let now = generate::clock_ns();
+    let now = now::clock_ns();
     let l = leads(on_disk, now);
     let source = " horizon read from \"uuid_ext.horizon\"";
     if l.v7_ms > threshold {
@@ -87,19 +84,14 @@ pub struct Watcher {
 }
 
 impl Watcher {
-    /// One round: a WARNING for each word over the threshold (first, then
-    /// every [`REPEAT_MS`]), a LOG line when it is back under it.
-    pub fn round(&mut self, now_ns: u64) {
-        let (Some(v7), Some(v6)) = (shmem::shared_words(7), shmem::shared_words(6)) else {
-            return;
-        };
+    /// One round over the shared words' values `words` at `now_ns`: a
+    /// WARNING for each word over the threshold (first, then every
+    /// [`REPEAT_MS`]), a LOG line when it is back under it.
+    pub fn round(&mut self, words: &Limits, now_ns: u64) {
         let threshold = guc::clock_ahead_warning_ms();
         let now_ms = now_ns / NS_PER_MS;
-        let words = [
-            (7, v7.word.load(Ordering::Relaxed), &mut self.v7),
-            (6, v6.word.load(Ordering::Relaxed), &mut self.v6),
-        ];
-        for (version, word, watch) in words {
+        let watched = [(7, words.v7, &mut self.v7), (6, words.v6, &mut self.v6)];
+        for (version, word, watch) in watched {
             let lead_ms = match version {
                 7 => lead::v7_ms(word, now_ns),
                 _ => lead::v6_ms(word, now_ns),

@@ -22,87 +22,32 @@
 //! words and limits of the server that replays it and writes its file
 //! ([`replay`]).
 
-use std::ffi::CStr;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use pgrx::pg_sys;
 use uuid_ext_core::horizon::{self, Horizon, Limits};
 use uuid_ext_core::{v6, v7};
 
+use super::locks::{with_lock, HORIZON_LOCK};
 use super::{shmem, wal};
+use crate::datadir::data_dir;
 use crate::{error, guc};
 
 /// The file's name in the data directory.
 pub const FILE_NAME: &str = "uuid_ext.horizon";
 const TEMP_NAME: &str = "uuid_ext.horizon.tmp";
-/// The extension's locks: under the first, one process at a time raises a
-/// limit; under the second, prepared transactions take commit-watermark
-/// slots (watermark.rs).
-pub const TRANCHE: &CStr = c"uuid_ext";
-pub const N_LOCKS: i32 = 2;
-pub const HORIZON_LOCK: usize = 0;
-pub const PREPARED_LOCK: usize = 1;
-
-/// The locks, in shared memory (set by the postmaster, inherited).
-static LOCKS: AtomicPtr<pg_sys::LWLockPadded> = AtomicPtr::new(std::ptr::null_mut());
-
-pub fn set_locks(locks: *mut pg_sys::LWLockPadded) {
-    LOCKS.store(locks, Ordering::Release);
-}
-
-/// Runs `f` holding lock `which` exclusively. An ERROR inside releases it
-/// (LWLockReleaseAll at abort).
-pub fn with_lock<T>(which: usize, f: impl FnOnce() -> T) -> T {
-    let locks = LOCKS.load(Ordering::Acquire);
-    debug_assert!(!locks.is_null() && which < N_LOCKS as usize);
-    // SAFETY: the locks live in shared memory, set up by the postmaster with
-    // the words, so they exist wherever a shared word does.
-    let lock = unsafe { &raw mut (*locks.add(which)).lock };
-    // SAFETY: a lock of our tranche, acquired and released by this process.
-    unsafe { pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE) };
-    let result = f();
-    // SAFETY: acquired above.
-    unsafe { pg_sys::LWLockRelease(lock) };
-    result
-}
-
 /// Whether limits are kept now (`uuid_ext.durable_margin` above 0).
 #[inline]
 pub fn enabled() -> bool {
     guc::durable_margin_ms() > 0
 }
 
-fn data_dir() -> PathBuf {
-    // SAFETY: DataDir is set before shared_preload_libraries are loaded and
-    // never changes; a backend's working directory is the same directory.
-    let dir = unsafe { pg_sys::DataDir };
-    if dir.is_null() {
-        return PathBuf::from(".");
-    }
-    // SAFETY: a NUL-terminated string owned by PostgreSQL for the process's life.
-    PathBuf::from(
-        unsafe { CStr::from_ptr(dir) }
-            .to_string_lossy()
-            .into_owned(),
-    )
-}
-
 pub fn file_path() -> PathBuf {
     data_dir().join(FILE_NAME)
-}
-
-/// `path` relative to the data directory (a backend's working directory),
-/// as PostgreSQL's own messages name files: `.` for the directory itself.
-pub fn in_data_dir(path: &std::path::Path) -> PathBuf {
-    match path.strip_prefix(data_dir()) {
-        Ok(rel) if rel.as_os_str().is_empty() => PathBuf::from("."),
-        Ok(rel) => rel.to_path_buf(),
-        Err(_) => path.to_path_buf(),
-    }
 }
 
 /// A write of the file that failed: which file, and why.

@@ -12,9 +12,13 @@
 //! - [`watermark`]: announcements and `uuid_v7_watermark()`
 //! - [`clock`]: how far the words run ahead of the clock, and the WARNING
 //! - [`reset`]: `uuid_ext_sequencer_reset()` and the redo of its record
+//! - [`locks`]: the extension's locks (one for the horizon, one for prepared transactions)
+//! - [`redo`]: the resource manager recovery calls: registration, redo, description
 
 pub mod clock;
 pub mod horizon;
+pub mod locks;
+pub mod redo;
 pub mod reset;
 pub mod shmem;
 pub mod wal;
@@ -25,6 +29,6 @@ pub mod worker;
 pub fn init_preloaded() {
     shmem::init_preloaded();
     watermark::init_preloaded();
-    wal::register();
+    redo::register();
     worker::register();
 }

@@ -24,9 +24,10 @@ use uuid_ext_core::horizon::{self as core_horizon, Limits};
 use uuid_ext_core::reset::{self, Moved};
 use uuid_ext_core::{read, v6, v7};
 
-use super::horizon::{self, HORIZON_LOCK};
+use super::horizon;
+use super::locks::{with_lock, HORIZON_LOCK};
 use super::{shmem, wal, watermark};
-use crate::{error, generate, guc, pgtime};
+use crate::{error, guc, now, pgtime};
 
 /// The limits a reset leaves for words brought back to `targets`: a margin
 /// ahead with persistence on, else the targets themselves.
@@ -63,7 +64,7 @@ fn lower_locked(words: Limits, limits: Limits, replayed: bool) -> [Moved; 2] {
         last.v6_after.store(moved[1].after, Ordering::Relaxed);
         last.replayed.store(replayed, Ordering::Relaxed);
         last.at_ms
-            .store(generate::clock_ns() / 1_000_000, Ordering::Release);
+            .store(now::clock_ns() / 1_000_000, Ordering::Release);
     }
     moved
 }
@@ -113,8 +114,8 @@ fn uuid_ext_sequencer_reset() -> TableIterator<
     if wal::in_recovery() {
         error::reset_in_recovery();
     }
-    let moved = horizon::with_lock(HORIZON_LOCK, || {
-        let now = generate::clock_ns();
+    let moved = with_lock(HORIZON_LOCK, || {
+        let now = now::clock_ns();
         let targets = Limits {
             v7: v7::candidate(now),
             v6: v6::candidate(now),
@@ -158,7 +159,7 @@ pub fn replay(record: &Limits) {
     if shmem::resets().is_none() {
         return;
     }
-    let moved = horizon::with_lock(HORIZON_LOCK, || {
+    let moved = with_lock(HORIZON_LOCK, || {
         if horizon::enabled() {
             if let Err(e) = horizon::write(record) {
                 pgrx::warning!(

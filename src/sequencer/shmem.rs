@@ -23,7 +23,7 @@ use pgrx::prelude::*;
 use uuid_ext_core::horizon::Limits;
 
 use super::horizon::{self, Limit};
-use super::watermark;
+use super::{locks, watermark};
 use crate::guc::{self, Monotonicity};
 
 /// The words in shared memory.
@@ -104,7 +104,7 @@ pub fn init_preloaded() {
         #[cfg(any(feature = "pg13", feature = "pg14"))]
         {
             pg_sys::RequestAddinShmemSpace(std::mem::size_of::<SharedWords>());
-            pg_sys::RequestNamedLWLockTranche(horizon::TRANCHE.as_ptr(), horizon::N_LOCKS);
+            pg_sys::RequestNamedLWLockTranche(locks::TRANCHE.as_ptr(), locks::N_LOCKS);
         }
         #[cfg(not(any(feature = "pg13", feature = "pg14")))]
         {
@@ -126,7 +126,7 @@ unsafe extern "C-unwind" fn shmem_request() {
         }
         pg_sys::RequestAddinShmemSpace(std::mem::size_of::<SharedWords>());
         pg_sys::RequestAddinShmemSpace(watermark::shmem_size());
-        pg_sys::RequestNamedLWLockTranche(horizon::TRANCHE.as_ptr(), horizon::N_LOCKS);
+        pg_sys::RequestNamedLWLockTranche(locks::TRANCHE.as_ptr(), locks::N_LOCKS);
     }
 }
 
@@ -178,7 +178,7 @@ unsafe extern "C-unwind" fn shmem_startup() {
                 last_reset: LastReset::default(),
             });
         }
-        horizon::set_locks(pg_sys::GetNamedLWLockTranche(horizon::TRANCHE.as_ptr()));
+        locks::set_locks(pg_sys::GetNamedLWLockTranche(locks::TRANCHE.as_ptr()));
         #[cfg(not(any(feature = "pg13", feature = "pg14")))]
         watermark::shmem_startup();
         pg_sys::LWLockRelease(lock);
@@ -332,6 +332,14 @@ pub fn horizon_writes() -> Option<&'static HorizonWrites> {
 /// The horizon worker's process ID slot.
 pub fn worker_pid() -> Option<&'static AtomicI32> {
     shared().map(|w| &w.worker_pid)
+}
+
+/// The shared words' values now (None without shared memory).
+pub fn words_now() -> Option<Limits> {
+    shared().map(|w| Limits {
+        v7: w.v7.load(Ordering::Relaxed),
+        v6: w.v6.load(Ordering::Relaxed),
+    })
 }
 
 /// The durable limits of the shared words now (None without shared memory).

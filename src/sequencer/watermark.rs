@@ -31,7 +31,7 @@ use pgrx::prelude::*;
 use uuid_ext_core::v7;
 use uuid_ext_core::watermark::{self, Board, Scope, Slot, NONE};
 
-use super::{horizon, shmem, wal};
+use super::{locks, shmem, wal};
 use crate::{error, guc};
 
 /// A prepared transaction's announcement: its XID (0: free), database,
@@ -261,7 +261,7 @@ fn move_to_prepared(slot: Slot<'_>) {
         slot.withdraw();
         return;
     }
-    let moved = horizon::with_lock(horizon::PREPARED_LOCK, || {
+    let moved = locks::with_lock(locks::PREPARED_LOCK, || {
         let free = prepared_slots().iter().find(|p| {
             let held = p.xid.load(Ordering::Acquire);
             // SAFETY: a plain question to the proc array.

@@ -26,8 +26,8 @@ use pgrx::prelude::*;
 
 use uuid_ext_core::watermark::Scope;
 
-use super::{clock, horizon, shmem, wal, watermark};
-use crate::{error, generate, guc};
+use super::{clock, horizon, locks, shmem, wal, watermark};
+use crate::{error, guc, now};
 
 /// From `_PG_init` while preloading.
 pub fn register() {
@@ -79,8 +79,10 @@ struct State {
 
 impl State {
     fn round(&mut self) {
-        let now = generate::clock_ns();
-        self.watcher.round(now);
+        let now = now::clock_ns();
+        if let Some(words) = shmem::words_now() {
+            self.watcher.round(&words, now);
+        }
         match horizon::extend_ahead(now) {
             Ok(_) => {
                 if self.last_failure.take().is_some() {
@@ -105,7 +107,7 @@ impl State {
             // Under the horizon lock: a watermark read before a reset is
             // never logged after the reset's record (a standby would answer
             // it, above every key made after the reset).
-            horizon::with_lock(horizon::HORIZON_LOCK, || self.log_watermark());
+            locks::with_lock(locks::HORIZON_LOCK, || self.log_watermark());
         }
     }
 
