@@ -76,7 +76,12 @@ sudo -u {USER} -H {b('initdb')} -D {self.data} -X {wal} -U postgres -A trust -E 
 printf '%s\\n' "{conf}" >> {self.data}/postgresql.conf
 sudo -u {USER} -H {b('pg_ctl')} -D {self.data} -l {self.log} -w -t 60 start >/dev/null
 """
-        r = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script],
+        # Private, so the mount never reaches the machine's namespace. In the
+        # chroot, whose root is no mount point, propagation cannot be changed
+        # (EINVAL), and needs no change: scripts/chroot runs everything in a
+        # private namespace already.
+        propagation = "unchanged" if os.path.exists("/etc/uuid_ext-chroot") else "private"
+        r = subprocess.run(["unshare", "-m", "--propagation", propagation, "sh", "-c", script],
                            capture_output=True, text=True)
         if r.returncode != 0:
             fail(f"the tmpfs server did not start:\n{r.stdout}{r.stderr}\n{self.log_tail()}")
