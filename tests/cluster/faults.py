@@ -107,6 +107,9 @@ def full_disk():
         conn.execute("CREATE EXTENSION uuid_ext")
         conn.execute("CREATE TABLE t (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), n int)")
         conn.execute("INSERT INTO t (n) SELECT generate_series(1, 1000)")
+        # Read now: with the disk full, even a read may need to write
+        # (PostgreSQL 19 extends the visibility map).
+        before = uuid_int(str(conn.execute("SELECT max(id::text) FROM t").fetchone()[0]))
         pid = postmaster_pid(srv)
         # Fill the file system with a file of the server's own.
         try:
@@ -135,7 +138,6 @@ def full_disk():
                 fail(f"a reset on a full disk: {e.sqlstate} {e.diag.message_primary}")
         if conn.execute("SELECT uuid_ext_info() -> 'last_reset'").fetchone()[0] is not None:
             fail("a reset that failed on a full disk is shown as done")
-        before = uuid_int(str(conn.execute("SELECT max(id::text) FROM t").fetchone()[0]))
         conn.execute("COPY (SELECT 1) TO PROGRAM 'rm -f filler'")
         conn.execute("INSERT INTO t (n) SELECT generate_series(1001, 2000)")
         after = uuid_int(str(conn.execute("SELECT min(id::text) FROM t WHERE n > 1000").fetchone()[0]))
