@@ -30,9 +30,12 @@ watermark as the docs say.
  6. The standby replays the reset: its own keys and its horizon file carry
     the clock, `last_reset.replayed` is true; promoted, it makes keys at
     the clock. A clean restart of the old primary: the clock.
+ 7. Point-in-time recovery from a base backup made before the clock
+    jumped, through the archived WAL: the 2036 horizon records, then the
+    reset; its keys carry the clock.
 
 Env: PGBIN, UUID_EXT_USER, FAKETIME_LIB; WORK (a directory of its own);
-BASE_PORT (this test uses the next two ports). Runs with psycopg 3.
+BASE_PORT (this test uses the next three ports). Runs with psycopg 3.
 """
 import os
 import re
@@ -45,6 +48,7 @@ from servers import Server, make_dir, uuid_int
 
 WORK = os.environ["WORK"]
 BASE_PORT = int(os.environ["BASE_PORT"])
+ARCHIVE = os.path.join(WORK, "archive")
 YEAR_MS = 365 * 86_400_000
 AHEAD = "+3650d"
 WARNING = re.compile(r"WARNING:  uuid_ext: the UUIDv(7|6) sequencer( horizon read from \"uuid_ext.horizon\")? "
@@ -148,19 +152,21 @@ def insert(conn, count=1):
 
 def main():
     make_dir(WORK)
-    p, s = server("primary", 0), server("standby", 1)
+    make_dir(ARCHIVE)
+    p, s, b = server("primary", 0), server("standby", 1), server("restored", 2)
     try:
-        run(p, s)
+        run(p, s, b)
     finally:
-        p.stop_quietly()
-        s.stop_quietly()
+        for srv in (p, s, b):
+            srv.stop_quietly()
 
 
-def run(p, s):
+def run(p, s, b):
     # No timed checkpoint: the crash of 6 replays the WAL from the restart
     # of 1 on, with the 2036 horizon records before the reset.
     p.initdb("shared_preload_libraries = 'uuid_ext'", "uuid_ext.durable_wal = on", "wal_level = replica",
-             "max_wal_senders = 4", "fsync = on", "checkpoint_timeout = '1h'")
+             "max_wal_senders = 4", "fsync = on", "checkpoint_timeout = '1h'", "archive_mode = on",
+             f"archive_command = 'cp %p {ARCHIVE}/%f'")
     p.start()
     p.q("CREATE EXTENSION uuid_ext")
     p.q("CREATE SEQUENCE t_n; CREATE TABLE t (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), "
@@ -168,6 +174,8 @@ def run(p, s):
     wait_for(lambda: p.q("SELECT uuid_ext_info() ->> 'horizon_worker_pid'") != "", "the horizon worker to start")
     p.base_backup(s, "-R", "-X", "stream")
     s.start()
+    # A base backup from before the clock jumps, for the restore of 7.
+    p.base_backup(b, "-X", "stream")
 
     writer = connect(p)
     insert(writer, 100)
@@ -292,6 +300,23 @@ def run(p, s):
     must_be_at_clock(new_keys(p), "after SIGKILL and crash recovery")
     ok("SIGKILL of every process after the reset: crash recovery replays the 2036 horizon records, then the "
        "reset; keys carry the clock, not 2036")
+
+    # 7 (made here, while the primary runs). Point-in-time recovery from the
+    # base backup made before the jump, through the whole archive.
+    seg = p.q("SELECT pg_walfile_name(pg_current_wal_lsn())")
+    p.q("SELECT pg_switch_wal()")
+    wait_for(lambda: os.path.exists(os.path.join(ARCHIVE, seg)), f"{seg} to be archived")
+    b.configure("archive_mode = off", f"restore_command = 'cp {ARCHIVE}/%f %p'",
+                "recovery_target_action = 'promote'")
+    open(os.path.join(b.data, "recovery.signal"), "w").close()
+    b.start()
+    wait_for(lambda: b.q("SELECT pg_is_in_recovery()") == "f", "the restore to finish")
+    if "replayed a UUID sequencer reset: UUIDv7 from 2036-" not in b.log_text():
+        fail(f"the restore did not replay the reset after the 2036 horizon:\n{b.log_tail()}")
+    must_be_at_clock(new_keys(b), "after point-in-time recovery through the reset")
+    b.stop()
+    ok("point-in-time recovery from a base backup made before the clock jumped, through the archive: the "
+       "2036 horizon records, then the reset; keys carry the clock")
 
     # 6. The standby follows, then is promoted.
     insert(connect(p), 10)
