@@ -65,7 +65,7 @@ fn next_v7() -> (u64, u64) {
     let word = loop {
         let resets = shmem::settled_resets();
         let now = clock_ns();
-        let (word, limit) = shmem::v7_word();
+        let (word, limit) = horizon::v7_word();
         watermark::before_draw(word, now, resets);
         let drawn = GENERATOR.with_borrow_mut(|g| {
             g.v7.next_in(word, &limit, resets, v7::candidate(now), v7::MAX_WORD)
@@ -88,7 +88,7 @@ fn next_v6() -> (u64, u64) {
     let word = loop {
         let resets = shmem::settled_resets();
         let candidate = v6::candidate(clock_ns());
-        let (word, limit) = shmem::v6_word();
+        let (word, limit) = horizon::v6_word();
         let drawn = GENERATOR
             .with_borrow_mut(|g| g.v6.next_in(word, &limit, resets, candidate, v6::MAX_WORD));
         match drawn {

@@ -38,10 +38,10 @@ fn uuid_ext_info() -> JsonB {
     // How far the words this session draws from are ahead of the clock.
     let now = now::clock_ns();
     let words = core_horizon::Limits {
-        v7: shmem::v7_word()
+        v7: horizon::v7_word()
             .0
             .load(std::sync::atomic::Ordering::Relaxed),
-        v6: shmem::v6_word()
+        v6: horizon::v6_word()
             .0
             .load(std::sync::atomic::Ordering::Relaxed),
     };

@@ -213,7 +213,7 @@ fn persist(limits: &Limits) -> Result<(), WriteError> {
 /// last [`IDLE_MS`]), raises it to a margin ahead, and the other word's too
 /// when in use, with one write for both. Returns whether it wrote.
 pub fn extend_ahead(clock_ns: u64) -> Result<bool, WriteError> {
-    let (Some(v7s), Some(v6s)) = (shmem::shared_words(7), shmem::shared_words(6)) else {
+    let (Some(v7s), Some(v6s)) = (shared_words(7), shared_words(6)) else {
         return Ok(false);
     };
     if !enabled() {
@@ -320,7 +320,7 @@ fn count(which: impl FnOnce(&shmem::HorizonWrites) -> &AtomicU64) {
 /// too. Redo only raises: replaying a record twice, or an old one, changes
 /// nothing.
 pub fn replay(record: &Limits) {
-    let (Some(v7s), Some(v6s)) = (shmem::shared_words(7), shmem::shared_words(6)) else {
+    let (Some(v7s), Some(v6s)) = (shared_words(7), shared_words(6)) else {
         return;
     };
     with_lock(HORIZON_LOCK, || {
@@ -345,4 +345,79 @@ pub fn replay(record: &Limits) {
     });
     v7s.word.fetch_max(record.v7, Ordering::AcqRel);
     v6s.word.fetch_max(record.v6, Ordering::AcqRel);
+}
+
+// --- where a draw's word and limit come from ---------------------------------
+
+static LOCAL_V7: AtomicU64 = AtomicU64::new(0);
+static LOCAL_V6: AtomicU64 = AtomicU64::new(0);
+/// The shared reset count this process's own words last followed.
+static LOCAL_RESETS: AtomicU64 = AtomicU64::new(0);
+
+/// The shared words of `version` (7 or 6) and their limits.
+fn shared_of(w: &'static shmem::SharedWords, version: u8) -> Shared {
+    let (word, limit, other_word, other_limit) = if version == 7 {
+        (&w.v7, &w.v7_limit, &w.v6, &w.v6_limit)
+    } else {
+        (&w.v6, &w.v6_limit, &w.v7, &w.v7_limit)
+    };
+    Shared {
+        version,
+        word,
+        limit,
+        other_word,
+        other_limit,
+        resets: &w.resets,
+    }
+}
+
+/// This process's own words, forgotten once after each reset of the shared
+/// ones: a reset brings back every sequence of the server.
+#[inline]
+fn local(word: &'static AtomicU64) -> (&'static AtomicU64, Limit) {
+    let resets = shmem::shared().map(|w| &w.resets);
+    if let Some(r) = resets {
+        let now = r.load(Ordering::Acquire);
+        if LOCAL_RESETS.load(Ordering::Relaxed) != now {
+            LOCAL_V7.store(0, Ordering::Relaxed);
+            LOCAL_V6.store(0, Ordering::Relaxed);
+            LOCAL_RESETS.store(now, Ordering::Relaxed);
+        }
+    }
+    (word, Limit::Off(resets))
+}
+
+/// The word the next UUIDv7 is drawn from, and the limit it must respect.
+#[inline]
+pub fn v7_word() -> (&'static AtomicU64, Limit) {
+    match shmem::words() {
+        Some(w) => (&w.v7, Limit::Shared(shared_of(w, 7))),
+        None => local(&LOCAL_V7),
+    }
+}
+
+/// The word the next UUIDv6 is drawn from, and the limit it must respect.
+#[inline]
+pub fn v6_word() -> (&'static AtomicU64, Limit) {
+    match shmem::words() {
+        Some(w) => (&w.v6, Limit::Shared(shared_of(w, 6))),
+        None => local(&LOCAL_V6),
+    }
+}
+
+/// The shared words of `version` whatever this session's mode (for the
+/// worker and for redo); None without shared memory.
+pub fn shared_words(version: u8) -> Option<Shared> {
+    shmem::shared().map(|w| shared_of(w, version))
+}
+
+/// Tests build the word at its edge rather than wait 8,000 years.
+#[cfg(any(test, feature = "pg_test"))]
+pub fn set_local_v7_for_test(value: u64) {
+    LOCAL_V7.store(value, Ordering::Relaxed);
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+pub fn set_local_v6_for_test(value: u64) {
+    LOCAL_V6.store(value, Ordering::Relaxed);
 }

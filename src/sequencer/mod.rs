@@ -1,8 +1,9 @@
 //! The server-wide sequencer's glue (SPEC §4): everything that makes the
 //! core's pure algorithm one ordered sequence for the whole server.
 //!
-//! - [`shmem`]: where the words live (shared memory when preloaded, else
-//!   process-local), and the carry across a crash restart
+//! - [`shmem`]: where the shared words live
+//! - [`setup`]: the postmaster's hooks that make them, and the carry across a
+//!   crash restart
 //! - [`horizon`]: durable order: the limit no value passes, the
 //!   `uuid_ext.horizon` file, and the extension lock
 //! - [`wal`]: the custom WAL resource manager: horizon and watermark
@@ -20,6 +21,7 @@ pub mod horizon;
 pub mod locks;
 pub mod redo;
 pub mod reset;
+pub mod setup;
 pub mod shmem;
 pub mod wal;
 pub mod watermark;
@@ -27,7 +29,7 @@ pub mod worker;
 
 /// From `_PG_init` while the postmaster loads `shared_preload_libraries`.
 pub fn init_preloaded() {
-    shmem::init_preloaded();
+    setup::init_preloaded();
     watermark::init_preloaded();
     redo::register();
     worker::register();

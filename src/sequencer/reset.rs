@@ -46,8 +46,8 @@ fn limits_after(targets: Limits) -> Limits {
 /// under the horizon lock; records the reset. Returns how each moved.
 fn lower_locked(words: Limits, limits: Limits, replayed: bool) -> [Moved; 2] {
     let (v7s, v6s, resets) = match (
-        shmem::shared_words(7),
-        shmem::shared_words(6),
+        horizon::shared_words(7),
+        horizon::shared_words(6),
         shmem::resets(),
     ) {
         (Some(a), Some(b), Some(r)) => (a, b, r),
@@ -171,7 +171,7 @@ pub fn replay(record: &Limits) {
         }
         let moved = lower_locked(*record, *record, true);
         // As a horizon record leaves them: the words at the limits.
-        if let (Some(v7s), Some(v6s)) = (shmem::shared_words(7), shmem::shared_words(6)) {
+        if let (Some(v7s), Some(v6s)) = (horizon::shared_words(7), horizon::shared_words(6)) {
             v7s.word.fetch_max(record.v7, Ordering::AcqRel);
             v6s.word.fetch_max(record.v6, Ordering::AcqRel);
         }

@@ -17,37 +17,32 @@
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU64, Ordering};
 
-use pgrx::pg_sys;
-use pgrx::prelude::*;
-
 use uuid_ext_core::horizon::Limits;
 
-use super::horizon::{self, Limit};
-use super::{locks, watermark};
 use crate::guc::{self, Monotonicity};
 
 /// The words in shared memory.
 #[repr(C)]
-struct SharedWords {
+pub struct SharedWords {
     /// How many times a reset began and ended (odd while one lowers the
     /// words; `uuid_ext_core::reset`). Beside the v7 word: a draw reads both.
-    resets: AtomicU64,
-    v7: AtomicU64,
+    pub resets: AtomicU64,
+    pub v7: AtomicU64,
     /// UUIDv6's 60-bit time (its own sequence).
-    v6: AtomicU64,
+    pub v6: AtomicU64,
     /// The durable limits no value of each word passes (`horizon.rs`).
-    v7_limit: AtomicU64,
-    v6_limit: AtomicU64,
+    pub v7_limit: AtomicU64,
+    pub v6_limit: AtomicU64,
     /// The last commit watermark replayed from the WAL (0: none since this
     /// server started), which a standby answers (`watermark.rs`).
-    replayed_watermark: AtomicU64,
+    pub replayed_watermark: AtomicU64,
     /// The horizon worker's process ID while it runs (0: none; `worker.rs`).
-    worker_pid: AtomicI32,
+    pub worker_pid: AtomicI32,
     /// How many times the horizon was written by the worker, and by a call
     /// that passed it, since shared memory was made.
-    writes: HorizonWrites,
+    pub writes: HorizonWrites,
     /// The last reset since shared memory was made (`reset.rs`).
-    last_reset: LastReset,
+    pub last_reset: LastReset,
 }
 
 /// The last reset: when (Unix ms; 0: none yet), and each word before and
@@ -79,149 +74,42 @@ pub struct HorizonWrites {
 static SHARED: AtomicPtr<SharedWords> = AtomicPtr::new(null_mut());
 /// Whether `_PG_init` ran while preloading.
 static PRELOADED: AtomicBool = AtomicBool::new(false);
-/// The postmaster's copies of the words, taken as shared memory is torn down.
-static CARRIED_V7: AtomicU64 = AtomicU64::new(0);
-static CARRIED_V6: AtomicU64 = AtomicU64::new(0);
+impl SharedWords {
+    /// A new segment's words at `v7` and `v6`, their limits there (the next
+    /// value of either passes them, so the first draw of each writes the
+    /// horizon file).
+    pub fn new(v7: u64, v6: u64) -> Self {
+        SharedWords {
+            resets: AtomicU64::new(0),
+            v7: AtomicU64::new(v7),
+            v6: AtomicU64::new(v6),
+            v7_limit: AtomicU64::new(v7),
+            v6_limit: AtomicU64::new(v6),
+            replayed_watermark: AtomicU64::new(0),
+            worker_pid: AtomicI32::new(0),
+            writes: HorizonWrites::default(),
+            last_reset: LastReset::default(),
+        }
+    }
+}
 
-static LOCAL_V7: AtomicU64 = AtomicU64::new(0);
-static LOCAL_V6: AtomicU64 = AtomicU64::new(0);
-/// The shared reset count this process's own words last followed.
-static LOCAL_RESETS: AtomicU64 = AtomicU64::new(0);
-
-const SEGMENT_NAME: &std::ffi::CStr = c"uuid_ext sequencer";
-
-static mut PREV_SHMEM_STARTUP_HOOK: pg_sys::shmem_startup_hook_type = None;
-#[cfg(not(any(feature = "pg13", feature = "pg14")))]
-static mut PREV_SHMEM_REQUEST_HOOK: pg_sys::shmem_request_hook_type = None;
-
-/// Asks for the shared words; from `_PG_init` in the postmaster while it
-/// loads `shared_preload_libraries`.
-pub fn init_preloaded() {
+/// In the postmaster (`setup.rs`): the library is preloaded.
+pub fn mark_preloaded() {
     PRELOADED.store(true, Ordering::Relaxed);
-    // SAFETY: _PG_init runs once in the postmaster before any backend
-    // exists; the hooks are chained, the previous ones called first.
-    unsafe {
-        #[cfg(any(feature = "pg13", feature = "pg14"))]
-        {
-            pg_sys::RequestAddinShmemSpace(std::mem::size_of::<SharedWords>());
-            pg_sys::RequestNamedLWLockTranche(locks::TRANCHE.as_ptr(), locks::N_LOCKS);
-        }
-        #[cfg(not(any(feature = "pg13", feature = "pg14")))]
-        {
-            PREV_SHMEM_REQUEST_HOOK = pg_sys::shmem_request_hook;
-            pg_sys::shmem_request_hook = Some(shmem_request);
-        }
-        PREV_SHMEM_STARTUP_HOOK = pg_sys::shmem_startup_hook;
-        pg_sys::shmem_startup_hook = Some(shmem_startup);
-    }
 }
 
-#[cfg(not(any(feature = "pg13", feature = "pg14")))]
-#[pg_guard]
-unsafe extern "C-unwind" fn shmem_request() {
-    // SAFETY: called by the postmaster during its shared-memory request phase.
-    unsafe {
-        if let Some(prev) = PREV_SHMEM_REQUEST_HOOK {
-            prev();
-        }
-        pg_sys::RequestAddinShmemSpace(std::mem::size_of::<SharedWords>());
-        pg_sys::RequestAddinShmemSpace(watermark::shmem_size());
-        pg_sys::RequestNamedLWLockTranche(locks::TRANCHE.as_ptr(), locks::N_LOCKS);
-    }
+/// In the postmaster, once the segment is made: every process forked after
+/// reaches the words.
+pub fn publish(words: *mut SharedWords) {
+    SHARED.store(words, Ordering::Release);
 }
 
-#[pg_guard]
-unsafe extern "C-unwind" fn shmem_startup() {
-    // SAFETY: called by the postmaster each time it (re)creates shared
-    // memory, after the space asked for was reserved. AddinShmemInitLock is
-    // MainLWLockArray[21] in PostgreSQL 13 to 19 (storage/lwlocklist.h).
-    unsafe {
-        if let Some(prev) = PREV_SHMEM_STARTUP_HOOK {
-            prev();
-        }
-        let lock = &raw mut (*pg_sys::MainLWLockArray.add(21)).lock;
-        pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE);
-        let mut found = false;
-        let words = pg_sys::ShmemInitStruct(
-            SEGMENT_NAME.as_ptr(),
-            std::mem::size_of::<SharedWords>(),
-            &mut found,
-        )
-        .cast::<SharedWords>();
-        if !found {
-            // Each word starts at the larger of what the postmaster carried
-            // (a crash restart) and what the file holds (any restart); the
-            // clock is the floor of every draw anyway. The limits start
-            // there: the next value of either word passes them, so the first
-            // draw of each writes the file.
-            let on_disk = if horizon::enabled() {
-                horizon::read()
-            } else {
-                horizon::remove();
-                None
-            };
-            if let Some(l) = &on_disk {
-                super::clock::warn_at_start(l);
-            }
-            let on_disk = on_disk.unwrap_or_default();
-            let v7 = CARRIED_V7.load(Ordering::Relaxed).max(on_disk.v7);
-            let v6 = CARRIED_V6.load(Ordering::Relaxed).max(on_disk.v6);
-            words.write(SharedWords {
-                resets: AtomicU64::new(0),
-                v7: AtomicU64::new(v7),
-                v6: AtomicU64::new(v6),
-                v7_limit: AtomicU64::new(v7),
-                v6_limit: AtomicU64::new(v6),
-                replayed_watermark: AtomicU64::new(0),
-                worker_pid: AtomicI32::new(0),
-                writes: HorizonWrites::default(),
-                last_reset: LastReset::default(),
-            });
-        }
-        locks::set_locks(pg_sys::GetNamedLWLockTranche(locks::TRANCHE.as_ptr()));
-        #[cfg(not(any(feature = "pg13", feature = "pg14")))]
-        watermark::shmem_startup();
-        pg_sys::LWLockRelease(lock);
-        SHARED.store(words, Ordering::Release);
-        if !pg_sys::IsUnderPostmaster {
-            // The list of exit callbacks is emptied each time it runs: add
-            // ours again for each new segment.
-            pg_sys::on_shmem_exit(Some(carry_words), pg_sys::Datum::from(0usize));
-        }
-    }
+/// In the postmaster, as the segment goes: the words, for the last time.
+pub fn unpublish() -> *mut SharedWords {
+    SHARED.swap(null_mut(), Ordering::AcqRel)
 }
 
-/// In the postmaster, as shared memory is torn down (a crash restart, or the
-/// end): keep the words' values for the next segment, and write them to the
-/// horizon file exactly (every backend is gone: nothing passes them now).
-#[pg_guard]
-unsafe extern "C-unwind" fn carry_words(_code: std::ffi::c_int, _arg: pg_sys::Datum) {
-    let words = SHARED.swap(null_mut(), Ordering::AcqRel);
-    // SAFETY: exit callbacks run before the segment is detached (PostgreSQL
-    // runs them in reverse order of registration, and the detach was
-    // registered when the segment was created, before this one).
-    if let Some(words) = unsafe { words.as_ref() } {
-        // The segment's words started at least at what was carried before,
-        // and went down only by a reset, which must stay down: a store.
-        CARRIED_V7.store(words.v7.load(Ordering::Relaxed), Ordering::Relaxed);
-        CARRIED_V6.store(words.v6.load(Ordering::Relaxed), Ordering::Relaxed);
-        if horizon::enabled() {
-            let exact = Limits {
-                v7: CARRIED_V7.load(Ordering::Relaxed),
-                v6: CARRIED_V6.load(Ordering::Relaxed),
-            };
-            if let Err(e) = horizon::write(&exact) {
-                pgrx::warning!(
-                    "uuid_ext: could not write \"{}\": {}; the horizon written before stays",
-                    e.path.display(),
-                    crate::error::io_cause(&e.cause)
-                );
-            }
-        }
-    }
-}
-
-fn shared() -> Option<&'static SharedWords> {
+pub fn shared() -> Option<&'static SharedWords> {
     // SAFETY: non-null only once the postmaster placed the words in a
     // segment that stays mapped for this process's life.
     unsafe { SHARED.load(Ordering::Acquire).as_ref() }
@@ -238,25 +126,8 @@ pub fn uses_shared() -> bool {
 
 /// The words this session draws from now.
 #[inline]
-fn words() -> Option<&'static SharedWords> {
+pub fn words() -> Option<&'static SharedWords> {
     shared().filter(|_| guc::monotonicity() == Monotonicity::Shared)
-}
-
-/// The shared words of `version` (7 or 6) and their limits.
-fn shared_of(w: &'static SharedWords, version: u8) -> horizon::Shared {
-    let (word, limit, other_word, other_limit) = if version == 7 {
-        (&w.v7, &w.v7_limit, &w.v6, &w.v6_limit)
-    } else {
-        (&w.v6, &w.v6_limit, &w.v7, &w.v7_limit)
-    };
-    horizon::Shared {
-        version,
-        word,
-        limit,
-        other_word,
-        other_limit,
-        resets: &w.resets,
-    }
 }
 
 /// The reset count once no reset is lowering the words (0 without shared
@@ -272,46 +143,6 @@ pub fn settled_resets() -> u64 {
 /// The reset count now (odd while a reset lowers the words).
 pub fn resets() -> Option<&'static AtomicU64> {
     shared().map(|w| &w.resets)
-}
-
-/// This process's own words, forgotten once after each reset of the shared
-/// ones: a reset brings back every sequence of the server.
-#[inline]
-fn local(word: &'static AtomicU64) -> (&'static AtomicU64, Limit) {
-    let resets = shared().map(|w| &w.resets);
-    if let Some(r) = resets {
-        let now = r.load(Ordering::Acquire);
-        if LOCAL_RESETS.load(Ordering::Relaxed) != now {
-            LOCAL_V7.store(0, Ordering::Relaxed);
-            LOCAL_V6.store(0, Ordering::Relaxed);
-            LOCAL_RESETS.store(now, Ordering::Relaxed);
-        }
-    }
-    (word, Limit::Off(resets))
-}
-
-/// The word the next UUIDv7 is drawn from, and the limit it must respect.
-#[inline]
-pub fn v7_word() -> (&'static AtomicU64, Limit) {
-    match words() {
-        Some(w) => (&w.v7, Limit::Shared(shared_of(w, 7))),
-        None => local(&LOCAL_V7),
-    }
-}
-
-/// The word the next UUIDv6 is drawn from, and the limit it must respect.
-#[inline]
-pub fn v6_word() -> (&'static AtomicU64, Limit) {
-    match words() {
-        Some(w) => (&w.v6, Limit::Shared(shared_of(w, 6))),
-        None => local(&LOCAL_V6),
-    }
-}
-
-/// The shared words of `version` whatever this session's mode (for the
-/// worker and for redo); None without shared memory.
-pub fn shared_words(version: u8) -> Option<horizon::Shared> {
-    shared().map(|w| shared_of(w, version))
 }
 
 /// The last watermark replayed from the WAL (0: none).
@@ -348,15 +179,4 @@ pub fn limits() -> Option<Limits> {
         v7: w.v7_limit.load(Ordering::Acquire),
         v6: w.v6_limit.load(Ordering::Acquire),
     })
-}
-
-/// Tests build the word at its edge rather than wait 8,000 years.
-#[cfg(any(test, feature = "pg_test"))]
-pub fn set_local_v7_for_test(value: u64) {
-    LOCAL_V7.store(value, Ordering::Relaxed);
-}
-
-#[cfg(any(test, feature = "pg_test"))]
-pub fn set_local_v6_for_test(value: u64) {
-    LOCAL_V6.store(value, Ordering::Relaxed);
 }

@@ -351,8 +351,8 @@ fn scope() -> Scope {
 /// transaction that has ended, or to another database's when `scope` is one
 /// database.
 pub fn current(scope: Scope) -> Option<u64> {
-    shmem::shared_words(7).map(|s| {
-        watermark::read(s.word, &board(), scope, || {
+    shmem::shared().map(|w| {
+        watermark::read(&w.v7, &board(), scope, || {
             prepared_announcements(scope)
                 .map(|(v, _)| v)
                 .min()
