@@ -4,15 +4,12 @@
 //! word per version in shared memory, and every backend and parallel worker
 //! (all forked from it) advances the same word: UUIDs are ordered across the
 //! whole server. Otherwise, and when a session sets
-//! `uuid_ext.monotonicity = backend`, each process uses a word of its own.
+//! `uuid_ext.monotonicity = backend`, each process uses a word of its own
+//! (`horizon.rs` hands a draw its word and limit).
 //!
-//! A crash restart rebuilds shared memory. Before the old segment goes, the
-//! postmaster copies the words into its own memory (an `on_shmem_exit`
-//! callback, which runs in the postmaster while the segment is still
-//! attached) and the rebuilt segment starts from them, so values stay above
-//! everything given before the crash even when the words had run ahead of
-//! the clock. Across a full restart the horizon file carries them, and to
-//! standbys and restores the WAL does (`horizon.rs`, `wal.rs`).
+//! The postmaster makes the segment, and carries the words across a crash
+//! restart (`setup.rs`). Across a full restart the horizon file carries
+//! them, and to standbys and restores the WAL does (`horizon.rs`, `wal.rs`).
 
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU64, Ordering};
