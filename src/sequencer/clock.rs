@@ -90,12 +90,12 @@ impl Watcher {
     pub fn round(&mut self, words: &Limits, now_ns: u64) {
         let threshold = guc::clock_ahead_warning_ms();
         let now_ms = now_ns / NS_PER_MS;
-        let watched = [(7, words.v7, &mut self.v7), (6, words.v6, &mut self.v6)];
-        for (version, word, watch) in watched {
-            let lead_ms = match version {
-                7 => lead::v7_ms(word, now_ns),
-                _ => lead::v6_ms(word, now_ns),
-            };
+        let l = leads(words, now_ns);
+        let watched = [
+            (7, words.v7, l.v7_ms, &mut self.v7),
+            (6, words.v6, l.v6_ms, &mut self.v6),
+        ];
+        for (version, word, lead_ms, watch) in watched {
             match watch.observe(lead_ms, threshold, now_ms, REPEAT_MS) {
                 Say::Nothing => {}
                 Say::Ahead { .. } => warn(version, lead_ms, word, now_ns, ""),
