@@ -1,4 +1,4 @@
--- Casts (SPEC §2.5). uuid7 and uuid6 to uuid: implicit, the same bytes, no
+-- Casts (docs/reference.md#the-uuid7-and-uuid6-types). uuid7 and uuid6 to uuid: implicit, the same bytes, no
 -- function, so every function that takes a uuid takes them. uuid to uuid7
 -- or uuid6: on assignment, checking the version (so DEFAULT
 -- uuid_generate_v7() fills a uuid7 column, and a wrong version is 22P02).

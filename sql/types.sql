@@ -1,4 +1,4 @@
--- The uuid7 and uuid6 types (SPEC §2.5): the 16 bytes of a uuid, laid out
+-- The uuid7 and uuid6 types (docs/reference.md#the-uuid7-and-uuid6-types): the 16 bytes of a uuid, laid out
 -- and aligned as uuid is (so the cast to uuid needs no function), holding
 -- only UUIDs of their version under the RFC 9562 variant. Input and binary
 -- receive check the version (src/types.rs); output and send are core uuid's.

@@ -1,4 +1,4 @@
--- The row uuid_inspect() returns: every field of a UUID, by name (SPEC §2.2).
+-- The row uuid_inspect() returns: every field of a UUID, by name (docs/reference.md#reading).
 -- NULL in a field the UUID's version does not have.
 CREATE TYPE uuid_fields AS (
     version smallint,          -- the version nibble, under the RFC 9562 variant only

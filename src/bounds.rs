@@ -1,4 +1,4 @@
-//! Time to UUID bounds (SPEC §2.3), for index and partition range scans,
+//! Time to UUID bounds (docs/reference.md#time-to-uuid-bounds), for index and partition range scans,
 //! and the conversions between UUIDv1 and UUIDv6.
 
 use pgrx::datum::{TimestampWithTimeZone, Uuid};

@@ -1,4 +1,4 @@
-//! Every ERROR the extension raises, with its SQLSTATE (SPEC §6), in one place.
+//! Every ERROR the extension raises, with its SQLSTATE (docs/reference.md#errors), in one place.
 
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::{PgLogLevel, PgSqlErrorCode};

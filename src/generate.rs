@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 
-use pgrx::datum::{Interval, Timestamp, TimestampWithTimeZone, Uuid};
+use pgrx::datum::{Interval, TimestampWithTimeZone, Uuid};
 use pgrx::prelude::*;
 use pgrx::{PgSqlErrorCode, PgTryBuilder};
 use uuid_ext_core::rng::ForkSafeRng;
@@ -58,7 +58,7 @@ fn stopped(version: u8, stop: Stop<horizon::WriteError>) -> ! {
 
 /// The next UUIDv7 sequence word and 64 random bits. The reset count is read
 /// before the clock, and both again when a reset comes between
-/// (uuid_ext_core::reset).
+/// (uuid_ext_core::sequencer::reset).
 #[inline]
 fn next_v7() -> (u64, u64) {
     let pid = my_pid();
@@ -149,28 +149,6 @@ pub(crate) fn uuid_generate_v7_shifted(shift: Interval) -> Uuid {
 fn uuid_generate_v6() -> Uuid {
     let (word, random) = next_v6();
     Uuid::from_bytes(v6::from_word(word, random))
-}
-
-fn v7_at(ms: u64, zero: bool) -> Uuid {
-    let tail = if zero {
-        0
-    } else {
-        u128::from_ne_bytes(random_bytes())
-    };
-    Uuid::from_bytes(v7::from_ms_and_tail(ms, tail))
-}
-
-/// pg_uuidv7: a UUIDv7 at the millisecond of `ts`, its other bits random,
-/// or 0 with `zero`. Never touches the sequencer. STABLE as pg_uuidv7 has it.
-#[pg_extern(stable, strict, parallel_safe)]
-fn uuid_timestamptz_to_v7(ts: TimestampWithTimeZone, zero: default!(bool, false)) -> Uuid {
-    v7_at(pgtime::v7_ms(pgtime::unix_us_of_timestamptz(ts)), zero)
-}
-
-/// pg_uuidv7: as `uuid_timestamptz_to_v7`, the timestamp read as UTC.
-#[pg_extern(stable, strict, parallel_safe)]
-fn uuid_timestamp_to_v7(ts: Timestamp, zero: default!(bool, false)) -> Uuid {
-    v7_at(pgtime::v7_ms(pgtime::unix_us_of_timestamp(ts)), zero)
 }
 
 /// The process the random generator was last seeded for.

@@ -1,5 +1,5 @@
-//! The settings: `uuid_ext.monotonicity` (SPEC §3), which sequencer word a
-//! session uses; and for the shared sequencer (SPEC §4)
+//! The settings: `uuid_ext.monotonicity`, which sequencer word a
+//! session uses; and for the shared sequencer (docs/reference.md#configuration)
 //! `uuid_ext.durable_margin`, how far ahead of what it hands out its horizon
 //! on disk runs, `uuid_ext.commit_watermark`, `uuid_ext.watermark_scope`,
 //! `uuid_ext.durable_wal`, `uuid_ext.watermark_interval` and

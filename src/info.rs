@@ -1,9 +1,9 @@
-//! `uuid_ext_info()` (SPEC §3) and the install-time NOTICE about preloading.
+//! `uuid_ext_info()` (docs/reference.md#configuration) and the install-time NOTICE about preloading.
 
 use pgrx::datum::JsonB;
 use pgrx::prelude::*;
 
-use uuid_ext_core::horizon as core_horizon;
+use uuid_ext_core::sequencer::horizon as core_horizon;
 
 use crate::sequencer::{clock, horizon, reset, shmem, wal, watermark};
 use crate::{guc, now};

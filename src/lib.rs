@@ -4,15 +4,16 @@
 use pgrx::prelude::*;
 
 mod bounds;
+mod compat_pg18;
+mod compat_pg_uuidv7;
 mod datadir;
 mod error;
 mod extract;
 mod generate;
 mod guc;
 mod info;
-mod names;
+mod name_based;
 mod now;
-mod pg18_names;
 mod pgtime;
 mod sequencer;
 mod text;

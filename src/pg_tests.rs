@@ -83,7 +83,7 @@ mod tests {
     }
 
     /// The random generator was seeded in `_PG_init` in the postmaster; this
-    /// backend inherited that state and re-seeds at its first draw (SPEC §5).
+    /// backend inherited that state and re-seeds at its first draw (docs/design.md#randomness).
     #[pg_test]
     fn random_generator_reseeds_in_each_backend() {
         // SAFETY: both are plain ints PostgreSQL sets at process start.
@@ -102,7 +102,7 @@ mod tests {
         );
     }
 
-    /// A shift moves the embedded time, never the sequencer (SPEC §4).
+    /// A shift moves the embedded time, never the sequencer (docs/reference.md#generating).
     #[pg_test]
     fn shift_never_moves_the_sequencer() {
         let far = Spi::get_one::<Uuid>("SELECT uuid_generate_v7(interval '1000 years')")
@@ -123,7 +123,7 @@ mod tests {
     }
 
     /// A shifted call takes exactly one step of the sequence, like an unshifted
-    /// one, and moves only its own value (SPEC §4). On this backend's own word,
+    /// one, and moves only its own value (docs/design.md#the-sequencer-word). On this backend's own word,
     /// set a day ahead of the clock so every call takes the `last + 1` path.
     #[pg_test]
     fn shift_takes_one_step_and_never_writes_back() {
@@ -182,7 +182,7 @@ mod tests {
         assert_eq!(info["sequencer"], "backend");
     }
 
-    /// Switching modes never goes below the session's own last value (SPEC §3),
+    /// Switching modes never goes below the session's own last value (docs/reference.md#configuration),
     /// even when the word switched to is behind it.
     #[pg_test]
     fn switching_modes_never_goes_backwards() {

@@ -1,4 +1,4 @@
-//! Compact text forms of a UUID (SPEC §2.6): `uuid_encode` and
+//! Compact text forms of a UUID (docs/reference.md#compact-text-forms): `uuid_encode` and
 //! `uuid_decode`. The alphabets, widths and order live in the core.
 
 use pgrx::datum::Uuid;

@@ -1,4 +1,4 @@
-//! The `uuid7` and `uuid6` types (SPEC §2.5): the C functions behind their
+//! The `uuid7` and `uuid6` types (docs/design.md#the-types): the C functions behind their
 //! text and binary input, the validating cast from `uuid`, and the
 //! transition functions of `min()` and `max()`. Their SQL (types, operators,
 //! operator classes, casts, aggregates) is hand-written in `sql/`; what core

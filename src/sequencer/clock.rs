@@ -3,12 +3,12 @@
 //! "When the clock lies"): at start, when the horizon read from the file is
 //! that far ahead, and from the horizon worker, when a word first gets that
 //! far ahead and again every [`REPEAT_MS`] while it stays (the rule is the
-//! core's, `uuid_ext_core::lead`).
+//! core's, `uuid_ext_core::sequencer::lead`).
 
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::{PgLogLevel, PgSqlErrorCode};
-use uuid_ext_core::horizon::{self as core_horizon, Limits};
-use uuid_ext_core::lead::{self, Say, Watch};
+use uuid_ext_core::sequencer::horizon::{self as core_horizon, Limits};
+use uuid_ext_core::sequencer::lead::{self, Say, Watch};
 use uuid_ext_core::time::NS_PER_MS;
 
 use crate::{guc, now};

@@ -1,9 +1,9 @@
-//! Durable order (SPEC §4): the horizon file in the data directory.
+//! Durable order (docs/design.md#the-horizon): the horizon file in the data directory.
 //!
 //! With the library preloaded and `uuid_ext.durable_margin` above 0, no
 //! value of a shared word is handed out above its *limit*, and every limit
 //! is in `uuid_ext.horizon` before anyone uses it (the rule is the core's,
-//! `uuid_ext_core::horizon`). The postmaster reads the file when it creates
+//! `uuid_ext_core::sequencer::horizon`). The postmaster reads the file when it creates
 //! shared memory, so the words start above everything handed out before a
 //! clean restart, a crash of every server process, or of the machine, even
 //! when the clock has stepped back meanwhile. It writes the exact words when
@@ -29,7 +29,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use pgrx::pg_sys;
-use uuid_ext_core::horizon::{self, Horizon, Limits};
+use uuid_ext_core::sequencer::horizon::{self, Horizon, Limits};
 use uuid_ext_core::{v6, v7};
 
 use super::locks::{with_lock, HORIZON_LOCK};

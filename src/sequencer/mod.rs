@@ -1,4 +1,4 @@
-//! The server-wide sequencer's glue (SPEC §4): everything that makes the
+//! The server-wide sequencer's glue (docs/design.md#the-sequencer-word): everything that makes the
 //! core's pure algorithm one ordered sequence for the whole server.
 //!
 //! - [`shmem`]: where the shared words live

@@ -1,6 +1,6 @@
 //! The sequencer's custom WAL resource manager as recovery sees it: its
 //! registration, and the redo, description and name of each record (the
-//! records' format is the core's, `uuid_ext_core::wal`; `wal.rs` writes
+//! records' format is the core's, `uuid_ext_core::sequencer::wal`; `wal.rs` writes
 //! them). Redo of a horizon record raises the words and limits
 //! ([`super::horizon::replay`]), of a watermark record sets what a standby
 //! answers ([`super::watermark::replay`]), of a reset record brings them
@@ -11,7 +11,7 @@ use pgrx::pg_sys;
 #[cfg(not(any(feature = "pg13", feature = "pg14")))]
 use pgrx::prelude::*;
 #[cfg(not(any(feature = "pg13", feature = "pg14")))]
-use uuid_ext_core::wal::{self, Record};
+use uuid_ext_core::sequencer::wal::{self, Record};
 
 #[cfg(not(any(feature = "pg13", feature = "pg14")))]
 mod rmgr {

@@ -1,7 +1,7 @@
 //! `uuid_ext_sequencer_reset()`: the shared words brought back to the clock
 //! after a clock that ran ahead was corrected, and the redo of its WAL
 //! record (docs/operations.md, "When the clock lies"; the ordering argument
-//! is the core's, `uuid_ext_core::reset`).
+//! is the core's, `uuid_ext_core::sequencer::reset`).
 //!
 //! Under the horizon lock, so no limit is raised meanwhile:
 //!
@@ -20,8 +20,8 @@ use std::sync::atomic::Ordering;
 
 use pgrx::datum::{TimestampWithTimeZone, Uuid};
 use pgrx::prelude::*;
-use uuid_ext_core::horizon::{self as core_horizon, Limits};
-use uuid_ext_core::reset::{self, Moved};
+use uuid_ext_core::sequencer::horizon::{self as core_horizon, Limits};
+use uuid_ext_core::sequencer::reset::{self, Moved};
 use uuid_ext_core::{read, v6, v7};
 
 use super::horizon;

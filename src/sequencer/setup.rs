@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 
-use uuid_ext_core::horizon::Limits;
+use uuid_ext_core::sequencer::horizon::Limits;
 
 use super::{clock, horizon, locks, shmem, watermark};
 

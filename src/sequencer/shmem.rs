@@ -1,4 +1,4 @@
-//! Where the sequencer words live (SPEC §4).
+//! Where the sequencer words live (docs/design.md#the-sequencer-word).
 //!
 //! With `shared_preload_libraries = 'uuid_ext'` the postmaster places one
 //! word per version in shared memory, and every backend and parallel worker
@@ -14,7 +14,7 @@
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU64, Ordering};
 
-use uuid_ext_core::horizon::Limits;
+use uuid_ext_core::sequencer::horizon::Limits;
 
 use crate::guc::{self, Monotonicity};
 
@@ -22,7 +22,7 @@ use crate::guc::{self, Monotonicity};
 #[repr(C)]
 pub struct SharedWords {
     /// How many times a reset began and ended (odd while one lowers the
-    /// words; `uuid_ext_core::reset`). Beside the v7 word: a draw reads both.
+    /// words; `uuid_ext_core::sequencer::reset`). Beside the v7 word: a draw reads both.
     pub resets: AtomicU64,
     pub v7: AtomicU64,
     /// UUIDv6's 60-bit time (its own sequence).
@@ -128,11 +128,11 @@ pub fn words() -> Option<&'static SharedWords> {
 }
 
 /// The reset count once no reset is lowering the words (0 without shared
-/// memory); read before the clock, for a draw (`uuid_ext_core::reset`).
+/// memory); read before the clock, for a draw (`uuid_ext_core::sequencer::reset`).
 #[inline]
 pub fn settled_resets() -> u64 {
     match shared() {
-        Some(w) => uuid_ext_core::reset::settled(|| w.resets.load(Ordering::Acquire)),
+        Some(w) => uuid_ext_core::sequencer::reset::settled(|| w.resets.load(Ordering::Acquire)),
         None => 0,
     }
 }

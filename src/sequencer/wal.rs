@@ -1,5 +1,5 @@
 //! Writing the sequencer's WAL records (the records' format is the core's,
-//! `uuid_ext_core::wal`; their resource manager, registered whenever the
+//! `uuid_ext_core::sequencer::wal`; their resource manager, registered whenever the
 //! library is preloaded, and their redo are `redo.rs`: a server that
 //! replays one without the library stops with `resource manager with ID 197
 //! not registered`). Records are written only with
@@ -20,9 +20,9 @@
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use pgrx::pg_sys;
-use uuid_ext_core::horizon::Limits;
+use uuid_ext_core::sequencer::horizon::Limits;
 #[cfg(not(any(feature = "pg13", feature = "pg14")))]
-use uuid_ext_core::wal::{self, Record};
+use uuid_ext_core::sequencer::wal::{self, Record};
 
 use crate::guc;
 

@@ -1,6 +1,6 @@
-//! The commit watermark (SPEC §4): `uuid_v7_watermark()`, and the
+//! The commit watermark (docs/design.md#the-commit-watermark): `uuid_v7_watermark()`, and the
 //! announcements that make it safe (the rule and its ordering argument are
-//! the core's, `uuid_ext_core::watermark`).
+//! the core's, `uuid_ext_core::sequencer::watermark`).
 //!
 //! Shared memory holds one slot per backend (indexed by the backend's place
 //! in PostgreSQL's array of processes; a parallel worker uses its leader's)
@@ -28,8 +28,8 @@ use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use pgrx::datum::Uuid;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
+use uuid_ext_core::sequencer::watermark::{self, Board, Scope, Slot, NONE};
 use uuid_ext_core::v7;
-use uuid_ext_core::watermark::{self, Board, Scope, Slot, NONE};
 
 use super::{locks, shmem, wal};
 use crate::{error, guc};

@@ -1,4 +1,4 @@
-//! The horizon worker (issue 15): a background worker that keeps each shared
+//! The horizon worker (docs/design.md#the-horizon): a background worker that keeps each shared
 //! word's durable horizon ahead of use, so that a call that follows the
 //! clock never waits for a write and its fsyncs, and that writes the commit
 //! watermark to the WAL for standbys.
@@ -24,7 +24,7 @@ use pgrx::bgworkers::{
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 
-use uuid_ext_core::watermark::Scope;
+use uuid_ext_core::sequencer::watermark::Scope;
 
 use super::{clock, horizon, locks, shmem, wal, watermark};
 use crate::{error, guc, now};

@@ -1,4 +1,4 @@
-//! The sequencer alone (SPEC §7): one word in a shared mapping, as in
+//! The sequencer alone (docs/benchmarks.md): one word in a shared mapping, as in
 //! PostgreSQL's shared memory, against a process-local one; and the cost per
 //! value with 1 to 16 threads on one word. The candidate is always below the
 //! word, so every call takes the `last + 1` path: the most contended case.

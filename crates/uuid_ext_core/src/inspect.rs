@@ -1,4 +1,4 @@
-//! Every field of a UUID, by name, for people reading one (SPEC §2.2
+//! Every field of a UUID, by name, for people reading one (docs/reference.md#reading
 //! `uuid_inspect`). Fields a version does not have are `None`.
 
 use crate::layout::{self, Variant};

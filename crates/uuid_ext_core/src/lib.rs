@@ -15,25 +15,20 @@
 //! - [`inspect`]: every field of a UUID, by name
 //! - [`parse`]: UUID text, read exactly as PostgreSQL's `uuid` reads it
 //! - [`gregorian`]: the 60-bit time of UUIDv1 and UUIDv6 (RFC 9562 §5.1, §5.6)
-//! - [`sequencer`]: the lock-free `max(candidate, last + 1)` state machine (SPEC §4)
-//! - [`horizon`]: the durable limit no sequencer value passes, and its file (SPEC §4)
-//! - [`lead`]: how far a sequencer word runs ahead of the clock, and when to warn
-//! - [`reset`]: bringing the words back to the clock, every session following
+//! - [`sequencer`]: the server-wide sequencer's pure parts: the lock-free
+//!   `max(candidate, last + 1)` word, the durable horizon and its file, the
+//!   WAL records, the commit watermark, the reset, the lead over the clock
+//!   (docs/design.md#the-sequencer-word)
 //! - [`read`]: the time a UUIDv1, v6 or v7 carries
-//! - [`rng`]: the fork-safe, buffered ChaCha generator (SPEC §5)
-//! - [`watermark`]: announcements and the commit watermark (SPEC §4)
-//! - [`wal`]: the sequencer's WAL records: horizon and watermark (SPEC §4)
+//! - [`rng`]: the fork-safe, buffered ChaCha generator (docs/design.md#randomness)
 //! - [`text`]: compact text forms: hex, base32hex, Crockford (ULID), base58, base64url
 
 pub mod gregorian;
-pub mod horizon;
 pub mod inspect;
 pub mod layout;
-pub mod lead;
 pub mod namespace;
 pub mod parse;
 pub mod read;
-pub mod reset;
 pub mod rng;
 pub mod sequencer;
 pub mod text;
@@ -43,8 +38,6 @@ pub mod v5;
 pub mod v6;
 pub mod v7;
 pub mod v8;
-pub mod wal;
-pub mod watermark;
 
 /// A UUID as its 16 bytes in network order.
 pub type Bytes = [u8; 16];

@@ -1,4 +1,4 @@
-//! The random generator (SPEC §5): ChaCha12 seeded from the operating
+//! The random generator (docs/design.md#randomness): ChaCha12 seeded from the operating
 //! system, one per process, re-seeded whenever the process is not the one
 //! that seeded it.
 //!

@@ -1,4 +1,4 @@
-//! The sequencer (SPEC §4): a 64-bit word advanced lock-free by
+//! The sequencer (docs/design.md#the-sequencer-word): a 64-bit word advanced lock-free by
 //! compare-and-swap to `max(candidate, last + 1)`.
 //!
 //! The word's home is the caller's business: a shared-memory atomic every
@@ -11,12 +11,12 @@
 //! asked for in a millisecond than it holds, the word runs ahead of the clock
 //! until the clock catches up. At the word's maximum it stops with
 //! [`Exhausted`] instead of wrapping. With a [`Horizon`] it also never
-//! passes a limit that is on disk (durable order, [`crate::horizon`]).
+//! passes a limit that is on disk (durable order, [`crate::sequencer::horizon`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::horizon::{Horizon, Unbounded};
-use crate::reset;
+use crate::sequencer::horizon::{Horizon, Unbounded};
+use crate::sequencer::reset;
 
 /// Where a sequencer word lives.
 pub trait Word {
@@ -29,7 +29,7 @@ impl Word for AtomicU64 {
     #[inline]
     fn load(&self) -> u64 {
         // Acquire: a draw that loads a value at or after a reset's lowering
-        // store sees the reset counted (crate::reset).
+        // store sees the reset counted (crate::sequencer::reset).
         AtomicU64::load(self, Ordering::Acquire)
     }
 
@@ -55,7 +55,7 @@ pub enum Stop<E> {
     /// The next value is above the durable limit, which could not be raised.
     Horizon(E),
     /// A reset began or ended since the count the caller saw
-    /// ([`crate::reset`]): read the count and the clock again, and retry.
+    /// ([`crate::sequencer::reset`]): read the count and the clock again, and retry.
     Reset,
 }
 
@@ -104,7 +104,7 @@ fn advance_seen<W: Word + ?Sized, H: Horizon + ?Sized>(
 ) -> Result<u64, Stop<H::Error>> {
     let mut current = word.load();
     loop {
-        // After the load of `current`, before the swap (crate::reset).
+        // After the load of `current`, before the swap (crate::sequencer::reset).
         if horizon.resets() != seen {
             return Err(Stop::Reset);
         }
@@ -134,7 +134,7 @@ fn advance_seen<W: Word + ?Sized, H: Horizon + ?Sized>(
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Session {
     last: u64,
-    /// The reset count of the last draw (crate::reset).
+    /// The reset count of the last draw (crate::sequencer::reset).
     resets: u64,
 }
 

@@ -1,5 +1,5 @@
 //! Name-based UUIDv5 and UUIDv8, custom UUIDv8, and the namespace IDs
-//! (SPEC §2.1). Pure functions of their arguments: IMMUTABLE.
+//! (docs/reference.md#generating). Pure functions of their arguments: IMMUTABLE.
 
 use pgrx::datum::Uuid;
 use pgrx::prelude::*;

@@ -100,7 +100,7 @@ fn lower(word: &AtomicU64, to: u64) -> Moved {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::horizon::Horizon;
+    use crate::sequencer::horizon::Horizon;
     use crate::sequencer::{Session, Stop};
     use std::sync::atomic::AtomicBool;
 

@@ -1,4 +1,4 @@
-//! Durable order (SPEC §4): a horizon on disk that no value passes.
+//! Durable order (docs/design.md#the-horizon): a horizon on disk that no value passes.
 //!
 //! A restart rebuilds the sequencer words from the clock, which may have
 //! stepped back while the server was down, or may lag a word that bulk loads
@@ -30,7 +30,7 @@ pub trait Horizon {
     /// raises and resets: a value from before a reset never reaches the disk
     /// after it); or fails leaving the limit as it was.
     fn extend(&self, needed: u64, seen: u64) -> Result<bool, Self::Error>;
-    /// The reset count of the words this limit guards ([`crate::reset`]);
+    /// The reset count of the words this limit guards ([`crate::sequencer::reset`]);
     /// 0 where nothing resets them.
     #[inline]
     fn resets(&self) -> u64 {
@@ -78,7 +78,7 @@ pub fn extend_locked<E>(
     raise_all_locked([(limit, Some(plan))], |[new]| persist(new))
 }
 
-/// What a background extender should do for one word (issue 15): when the
+/// What a background extender should do for one word (the horizon worker's rule): when the
 /// limit is less than `headroom` ahead of both the word and the clock's
 /// candidate, raise it to a full `margin` ahead, so that a call that follows
 /// the clock finds its value already durable; but only while the word was

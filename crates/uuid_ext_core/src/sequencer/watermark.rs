@@ -1,4 +1,4 @@
-//! The commit watermark (SPEC §4): the smallest sequencer value a
+//! The commit watermark (docs/design.md#the-commit-watermark): the smallest sequencer value a
 //! transaction still in progress might commit.
 //!
 //! Each transaction, before it first advances the shared word, *announces*
@@ -195,7 +195,7 @@ impl<'a> Board<'a> {
     }
 
     /// How many announcements that `scope` counts were made at or before
-    /// `at_ms` (a reset's pollers wait for those: see [`crate::reset`]).
+    /// `at_ms` (a reset's pollers wait for those: see [`crate::sequencer::reset`]).
     pub fn made_by(&self, scope: Scope, at_ms: u64) -> usize {
         self.announcements(scope)
             .filter(|&(_, since)| since <= at_ms)

@@ -1,4 +1,4 @@
-//! The sequencer's WAL records (SPEC §4, issue 15): a format like any
+//! The sequencer's WAL records (docs/design.md#the-wal-records): a format like any
 //! other, laid out here with its encoder, decoder and description; the
 //! PostgreSQL glue registers the resource manager and inserts and replays
 //! them.
@@ -27,7 +27,7 @@
 //! watermark.
 //! Anything else is refused, never read as a value.
 
-use crate::horizon::{self, Limits};
+use crate::sequencer::horizon::{self, Limits};
 use crate::v6;
 #[cfg(test)]
 use crate::v7;
