@@ -110,16 +110,35 @@ cluster_stop() { # DIR
 }
 
 # Puts LIBRARY into PKGLIBDIR as uuid_ext.so: a new file renamed into place,
-# never written over the old one, which running servers map.
+# never written over the old one, which running servers map (a library
+# rewritten in place under a server that maps it kills the server with
+# SIGBUS). dpkg and install(1) replace files the same way.
 place_library() { # LIBRARY PKGLIBDIR
-  install -m 755 "$1" "$2/uuid_ext.so.new" && mv -f "$2/uuid_ext.so.new" "$2/uuid_ext.so"
+  place_file "$1" "$2/uuid_ext.so" 755
+}
+place_file() { # SOURCE DEST MODE
+  install -m "$3" "$1" "$2.uuid_ext-new" && mv -f "$2.uuid_ext-new" "$2"
 }
 
-# Builds and installs the extension into PostgreSQL MAJOR (debug unless --release).
-install_ext() { # MAJOR [--release]
-  local major=$1; shift
-  (cd "$ROOT" && cargo_pgrx "$major" install --no-default-features --features "pg$major" \
-      --pg-config "$(pg_config_for "$major")" "$@" >/dev/null)
+# Builds the extension for a PostgreSQL (MAJOR, or a prefix given as its
+# path) and installs it, debug unless --release: pgrx packages it into a
+# directory of its own, and each file is renamed into the server's
+# directories, never missing for a moment. (pgrx 0.19's own install, which
+# its test command runs, unlinks the old library before it copies: safe for
+# a server that maps it, though a backend loading it in between fails.)
+install_ext() { # MAJOR|PREFIX [--release]
+  local pgc major stage f libdir extdir debug=--debug
+  pgc=$(pg_config_for "$1")
+  if [ "${2:-}" = --release ]; then debug=; fi
+  major=$("$pgc" --version | sed 's/^PostgreSQL \([0-9]*\).*/\1/')
+  libdir=$("$pgc" --pkglibdir) extdir="$("$pgc" --sharedir)/extension"
+  stage=$(mktemp -d)
+  # shellcheck disable=SC2086
+  (cd "$ROOT" && PGRX_PG_CONFIG_PATH=$pgc cargo pgrx package $debug --no-default-features --features "pg$major" \
+      --pg-config "$pgc" --out-dir "$stage" >/dev/null)
+  place_library "$stage$libdir/uuid_ext.so" "$libdir"
+  for f in "$stage$extdir"/uuid_ext*; do place_file "$f" "$extdir/$(basename "$f")" 644; done
+  rm -rf "$stage"
 }
 
 # What a server has that a golden test may depend on, as words: `core:NAME`
@@ -147,6 +166,7 @@ server_features() { # -> words on stdout, of the cluster in $PGHOST/$PGPORT
 #    has uuidv7() and its readers (18 and later), else
 #    expected/with-core-readers/NAME.out where core has only the readers (17),
 #    else expected/NAME.out.
+# UUID_EXT_REGRESS_ONLY="NAME ..." runs only those tests.
 run_regress() { # MAJOR OUTDIR [INPUTDIR]
   local major=$1 out=$2 in=${3:-$ROOT/tests/pg_regress} tests=() f n w ok features alt
   local stage="$2/input"
@@ -165,6 +185,7 @@ run_regress() { # MAJOR OUTDIR [INPUTDIR]
         *) [[ $features == *" $w "* ]] || ok= ;;
       esac
     done
+    if [ -n "${UUID_EXT_REGRESS_ONLY:-}" ] && [[ " $UUID_EXT_REGRESS_ONLY " != *" $n "* ]]; then continue; fi
     if [ -z "$ok" ]; then
       echo "(skipped on PostgreSQL $major: $n requires $(sed -n '1s/^-- requires: *//p' "$f"))"
       continue
@@ -176,7 +197,12 @@ run_regress() { # MAJOR OUTDIR [INPUTDIR]
     done
     tests+=("$n")
   done
+  # After each test, tests/pg_regress/left_behind.sql: each test leaves the
+  # database and the server's settings as it found them.
+  cp "$ROOT/tests/pg_regress/left_behind.sql" "$stage/sql/"
+  cp "$ROOT/tests/pg_regress/left_behind.out" "$stage/expected/"
+  for n in "${tests[@]}"; do printf 'test: %s\ntest: left_behind\n' "$n"; done >"$stage/schedule"
   "$(pg_regress_for "$major")" --bindir="$(pg_bindir_for "$major")" \
-    --inputdir="$stage" --outputdir="$out" \
-    --host="$PGHOST" --port="$PGPORT" --user=postgres --dbname=uuid_ext_regress "${tests[@]}"
+    --inputdir="$stage" --outputdir="$out" --schedule="$stage/schedule" \
+    --host="$PGHOST" --port="$PGPORT" --user=postgres --dbname=uuid_ext_regress
 }

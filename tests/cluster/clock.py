@@ -43,6 +43,9 @@ import time
 
 import psycopg
 
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
 from pg import fail, horizon_words, ok, unix_ms, wait_for
 from servers import Server, make_dir, uuid_int
 

@@ -2,7 +2,7 @@
 """Real concurrent sessions and parallel workers generating UUIDv7s, then
 UUIDv6s, then UUIDv7s from uuid_generate_v7() and PostgreSQL 18's name
 uuidv7() in alternate sessions, at the same time, on a cluster that
-preloads uuid_ext (SPEC §3, §4, §5).
+preloads uuid_ext (docs/ordering.md#the-sequencer, docs/design.md#randomness).
 
 For uuid_ext.monotonicity = shared, asserts: every UUID unique, each session
 strictly increasing, and the property only a shared sequencer gives: no two
@@ -17,6 +17,9 @@ Env: PSQL, PGHOST, PGPORT, PGUSER; PG_MAJOR.
 """
 import os
 import threading
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
 from pg import GENERATORS, fail, finish, ok, parse, q, random_bits, start, wait_for, word
 
 SESSIONS = 4

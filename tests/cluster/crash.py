@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The sequencers across a clock that steps back and a crash restart (SPEC §4).
+"""The sequencers across a clock that steps back and a crash restart (docs/ordering.md#the-sequencer).
 
 The server runs under libfaketime, its clock read from a file. It starts a
 day ahead; UUIDv7s and UUIDv6s are made; the clock steps back a day (the
@@ -15,6 +15,9 @@ its clock offset from); SERVER_LOG.
 import os
 import signal
 import time
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
 from pg import GENERATORS, fail, ok, q, set_clock, start, unix_ms, wait_for
 
 DAY_MS = 86_400_000

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Durable order (SPEC §4, issue 10): the horizon file carries the sequencers
+"""Durable order (docs/ordering.md#durable-order-restarts-and-crashes): the horizon file carries the sequencers
 across restarts, a SIGKILL of every server process, and a clock that steps
 back while the server is down.
 
@@ -20,6 +20,9 @@ import datetime
 import os
 import subprocess
 import time
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
 import pg
 from pg import GENERATORS, fail, horizon_words, kill_server, ok, q, unix_ms, wait_for
 
@@ -200,7 +203,7 @@ def main():
             fail(f"UUIDv{v} with the horizon file unwritable: {r.stdout}{r.stderr}")
     log = open(os.environ["SERVER_LOG"]).read()[log_size:]
     # The client is told the file's name in the data directory; the server
-    # log has the full path (issue 16).
+    # log has the full path (docs/design.md#errors).
     if f'uuid_ext: could not write "{TEMP}": Permission denied' not in log:
         fail(f"the server log does not name the unwritable file by its full path:\n{log}")
     if "WARNING:  uuid_ext: the horizon worker could not write" not in log or log.count("horizon worker") > 2:

@@ -29,6 +29,9 @@ import time
 
 import psycopg
 
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
 from pg import fail, ok, wait_for
 from servers import USER, Server, make_dir, uuid_int
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Order across a major upgrade with pg_upgrade (issue 15), following the
+"""Order across a major upgrade with pg_upgrade (docs/operations.md#pg_upgrade), following the
 README's steps: pg_upgrade makes a new data directory without the horizon
 file, so the step after it copies `uuid_ext.horizon` from the old data
 directory into the new one before the new server's first start.
@@ -35,6 +35,9 @@ import glob
 import os
 import shutil
 
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
 from pg import GENERATORS, fail, ok
 from servers import Server, as_user, make_dir, uuid_int
 

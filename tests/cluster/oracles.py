@@ -12,6 +12,9 @@ import hashlib
 import os
 import random
 import uuid
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
 from pg import fail, ok, q, q_long
 
 N = 2000

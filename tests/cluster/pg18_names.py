@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PostgreSQL 18's generator names through pg_dump (issue 17).
+"""PostgreSQL 18's generator names through pg_dump (docs/reference.md#postgresql-18s-names-on-every-version).
 
 On this version: a table whose column defaults call uuidv7(), uuidv7(interval)
 and uuidv4() unqualified, and one that calls public.uuidv7(), is dumped with
@@ -24,7 +24,7 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
 from pg import fail, fresh, ok, q  # noqa: E402
 
 MAJOR = int(os.environ["PG_MAJOR"])

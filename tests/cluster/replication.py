@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Order across failover, point-in-time recovery and crashes, and the commit
-watermark on a standby (SPEC §4, issue 15).
+watermark on a standby (docs/ordering.md#durable-order-in-the-wal-standbys-failover-point-in-time-recovery).
 
 Every server here preloads uuid_ext and runs under libfaketime with a clock
 of its own. The primary writes its horizon and its watermark to the WAL
@@ -35,6 +35,9 @@ import subprocess
 import time
 
 import watermark
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
 from pg import GENERATORS, fail, horizon_words, ok, unix_ms, wait_for, word
 from servers import Server, make_dir, uuid_int, wal_rmgr_error
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A database owner who is not a superuser (issue 16, SPEC §10).
+"""A database owner who is not a superuser (docs/operations.md#shared-servers-database-owners-and-tenants).
 
 uuid_ext is a trusted extension: its install and update scripts run as the
 bootstrap superuser, with the target schema first in search_path. Here two
@@ -39,7 +39,7 @@ import time
 
 import psycopg
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
 from pg import fail, ok  # noqa: E402
 
 TENANTS = ("tenant_a", "tenant_b")

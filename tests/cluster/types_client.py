@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The uuid7 and uuid6 types from the outside (SPEC §2.5, §6):
+"""The uuid7 and uuid6 types from the outside (docs/reference.md#the-uuid7-and-uuid6-types, #errors):
 
 - a table with both types survives pg_dump/pg_restore (plain and custom
   formats) and binary COPY out and in, unchanged;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The commit watermark (SPEC §4, issue 11): a poller that follows the
+"""The commit watermark (docs/ordering.md#polling-without-missing-rows-the-commit-watermark): a poller that follows the
 README's pattern sees every committed row exactly once; a naive one misses
 rows in the same run.
 
@@ -19,7 +19,7 @@ once, and the naive one must have missed some (else the run could not tell
 the two apart).
 
 `run(writers_conninfo, pollers_conninfo)` can poll another server than the
-one written to: a streaming standby of it (issue 15), where the pollers also
+one written to: a streaming standby of it, where the pollers also
 make UUIDs of their own in read-only queries, as an application on a replica
 might.
 

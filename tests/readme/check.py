@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Keeps the README true (STYLE habit 11).
+"""Keeps the README true .
 
 1. Every ```sql block of README.md runs, in order, each in a fresh database,
    with psql's ON_ERROR_STOP. A block that does not create the extension

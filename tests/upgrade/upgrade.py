@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ALTER EXTENSION uuid_ext UPDATE from each earlier release (SPEC §8).
+"""ALTER EXTENSION uuid_ext UPDATE from each earlier release (CONTRIBUTING.md#cutting-a-release).
 
 For every earlier release, 0.1.0 to 0.6.0: installs the release from its script as released
 (tests/upgrade/uuid_ext--VERSION.sql, put in the extension directory by
@@ -16,7 +16,7 @@ import difflib
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cluster"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
 from pg import fail, fresh, ok, q  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -1,6 +1,6 @@
 -- Without shared_preload_libraries: the extension installs with one NOTICE
 -- naming the setting, works, and orders per backend; nothing fails, and
--- nothing else speaks (SPEC §3).
+-- nothing else speaks (docs/reference.md#configuration).
 SHOW shared_preload_libraries;
 CREATE EXTENSION uuid_ext;
 SELECT uuid_ext_info() -> 'preloaded' AS preloaded, uuid_ext_info() ->> 'sequencer' AS sequencer;

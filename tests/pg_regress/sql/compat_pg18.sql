@@ -1,12 +1,8 @@
--- PostgreSQL 18's generator names on every version (src/pg18_names.rs):
+-- PostgreSQL 18's generator names on every version (src/compat_pg18.rs):
 -- uuidv7(), uuidv7(shift interval) and uuidv4(), with core 18's signatures
 -- and labels. On 15, 16 and 17 an unqualified call reaches ours; from 18 on
 -- core's in pg_catalog come first and ours answer schema-qualified calls. The
 -- expected output differs where core has uuidv7() (expected/with-core-uuidv7/).
--- 19_wal leaves the extension installed where it runs.
-SET client_min_messages = warning;
-DROP EXTENSION IF EXISTS uuid_ext;
-RESET client_min_messages;
 CREATE EXTENSION uuid_ext;
 SET TIME ZONE 'UTC';
 

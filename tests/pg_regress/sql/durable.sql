@@ -1,4 +1,4 @@
--- Durable order (SPEC §4): uuid_ext.durable_margin and what uuid_ext_info()
+-- Durable order (docs/ordering.md#durable-order-restarts-and-crashes): uuid_ext.durable_margin and what uuid_ext_info()
 -- says of the horizon on disk. (Restarts, SIGKILL and a clock stepping back
 -- are tests/cluster/durable.py.)
 CREATE EXTENSION uuid_ext;

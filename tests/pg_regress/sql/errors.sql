@@ -1,4 +1,4 @@
--- Every error path of SPEC §6, with its SQLSTATE.
+-- Every error path of docs/reference.md#errors, with its SQLSTATE.
 CREATE EXTENSION uuid_ext;
 SET TIME ZONE 'UTC';
 

@@ -1,5 +1,5 @@
--- Every function's volatility, strictness and parallel label (SPEC §2),
--- and that the README's list of functions is exactly what is installed.
+-- Every function's volatility, strictness and parallel label (docs/reference.md),
+-- (that docs/reference.md lists exactly these functions is tests/readme/check.py's).
 CREATE EXTENSION uuid_ext;
 
 SELECT p.proname || '(' || pg_get_function_arguments(p.oid) || ')' AS function,

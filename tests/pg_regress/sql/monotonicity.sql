@@ -1,5 +1,5 @@
 -- uuid_ext.monotonicity and uuid_ext_info() on a cluster that preloads the
--- library (SPEC §3).
+-- library (docs/reference.md#configuration).
 CREATE EXTENSION uuid_ext;
 
 -- version is the library's release, at least the version of the SQL objects

@@ -1,5 +1,6 @@
 -- What an unqualified uuid_extract_timestamp / uuid_extract_version call
--- reaches and answers, next to ours called by schema: the README's table
+-- reaches and answers, next to ours called by schema: the table
+-- of docs/reference.md#reading,
 -- "Which uuid_extract_timestamp you get". PostgreSQL 17 and later have
 -- functions of these names in pg_catalog, which the search path reaches
 -- before any other schema. Expected output by what core has: expected/ (15
@@ -25,7 +26,7 @@ FROM (VALUES ('v1', 'C232AB00-9414-11EC-B3C8-9F6BDECED846'::uuid),
 SELECT uuid_extract_timestamp(uuid_generate_v7()) IS NOT NULL AS unqualified_reads_a_new_v7,
        public.uuid_extract_timestamp(uuid_generate_v7()) IS NOT NULL AS ours_reads_a_new_v7;
 
--- The README's other way to reach ours without a schema: pg_catalog named
+-- The reference's other way to reach ours without a schema: pg_catalog named
 -- after the extension's schema in the search path.
 SET search_path = public, pg_catalog;
 SELECT kind, uuid_extract_timestamp(v) AS with_pg_catalog_last

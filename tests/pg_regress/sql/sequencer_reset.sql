@@ -5,8 +5,8 @@
 -- not ahead stays), says so in uuid_ext_info() and, with
 -- uuid_ext.durable_wal on, writes a RESET record. The cluster test
 -- tests/cluster/clock.py moves the clock itself.
-CREATE EXTENSION IF NOT EXISTS uuid_ext;
-CREATE EXTENSION IF NOT EXISTS pg_walinspect;
+CREATE EXTENSION uuid_ext;
+CREATE EXTENSION pg_walinspect;
 SHOW uuid_ext.clock_ahead_warning;
 -- A server setting: no session changes it.
 SET uuid_ext.clock_ahead_warning = 0;
@@ -46,3 +46,5 @@ WHERE resource_manager = 'uuid_ext' AND record_type = 'RESET'
 GROUP BY record_type;
 ALTER SYSTEM RESET uuid_ext.durable_wal;
 SELECT pg_reload_conf();
+DROP EXTENSION pg_walinspect;
+DROP EXTENSION uuid_ext;

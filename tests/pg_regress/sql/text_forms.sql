@@ -1,4 +1,4 @@
--- uuid_encode / uuid_decode: compact text forms (SPEC §2.6).
+-- uuid_encode / uuid_decode: compact text forms (docs/reference.md#compact-text-forms).
 CREATE EXTENSION uuid_ext;
 
 -- RFC 9562's UUIDv7, Nil and Max in every form.

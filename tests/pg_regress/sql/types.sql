@@ -1,4 +1,4 @@
--- The uuid7 and uuid6 types (SPEC §2.5): storage, input and output, order,
+-- The uuid7 and uuid6 types (docs/reference.md#the-uuid7-and-uuid6-types): storage, input and output, order,
 -- index support, casts, aggregates, partitions.
 CREATE EXTENSION uuid_ext;
 SET TIME ZONE 'UTC';

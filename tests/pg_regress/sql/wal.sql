@@ -1,12 +1,12 @@
 -- requires: extension:pg_walinspect
--- The sequencer in the WAL (issue 15). With uuid_ext.durable_wal on, each
+-- The sequencer in the WAL (docs/design.md#the-wal-records). With uuid_ext.durable_wal on, each
 -- raise of the horizon writes a HORIZON record and the horizon worker a
 -- WATERMARK record when the commit watermark moves; pg_walinspect reads them
 -- as the resource manager uuid_ext, described with their values and times.
 -- Turned off, no record is written. A server setting: ALTER SYSTEM and a
 -- reload, reset at the end.
-CREATE EXTENSION IF NOT EXISTS uuid_ext;
-CREATE EXTENSION IF NOT EXISTS pg_walinspect;
+CREATE EXTENSION uuid_ext;
+CREATE EXTENSION pg_walinspect;
 SHOW uuid_ext.durable_wal;
 SET uuid_ext.durable_wal = on;
 SHOW uuid_ext.watermark_interval;
@@ -55,3 +55,5 @@ INSERT INTO wal_probe SELECT FROM generate_series(1, 10);
 SELECT pg_current_wal_flush_lsn() AS stop \gset
 SELECT count(*) AS records_when_off FROM pg_get_wal_records_info(:'start', :'stop') WHERE resource_manager = 'uuid_ext';
 DROP TABLE wal_probe;
+DROP EXTENSION pg_walinspect;
+DROP EXTENSION uuid_ext;

@@ -1,4 +1,4 @@
--- The commit watermark (SPEC §4): uuid_v7_watermark() in one session.
+-- The commit watermark (docs/ordering.md#polling-without-missing-rows-the-commit-watermark): uuid_v7_watermark() in one session.
 -- (Many writers, prepared transactions, parallel workers and a poller are
 -- tests/cluster/watermark.py.)
 CREATE EXTENSION uuid_ext;
