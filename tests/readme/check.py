@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Keeps the README true .
+"""Keeps the documentation true: README.md, every docs/*.md and CONTRIBUTING.md.
 
-1. Every ```sql block of README.md runs, in order, each in a fresh database,
-   with psql's ON_ERROR_STOP. A block that does not create the extension
-   itself gets one where `CREATE EXTENSION uuid_ext` already ran. A line
+1. Every ```sql block runs, in order, each in a fresh database, with psql's
+   ON_ERROR_STOP. A block that does not create the extension itself gets
+   one where `CREATE EXTENSION uuid_ext` already ran. A line
    `<!-- readme-test: setup=FILE check=FILE -->` right before a block names
    SQL files (relative to the repository) run before and after it.
 2. A query that states its result in a comment after its semicolon,
@@ -15,11 +15,16 @@
    VALUES, TABLE or WITH; a comment after any other statement is a note.
 3. A ```python block after `<!-- readme-test: python=FILE -->` is code a
    test runs: every line of it is in FILE.
-4. The functions the README's SQL reference documents are exactly the
-   functions the extension installs: none missing, none undocumented.
+4. docs/reference.md documents exactly the functions the extension
+   installs (a table row starting with `` | `name( ``), and names every
+   type and every `uuid_ext.*` setting it installs.
+5. Every UUID function the documents name (`uuid...(` in backticks)
+   exists, in the extension or in PostgreSQL.
+6. README.md stays short (at most 250 lines), and relative links between
+   the documents point to files and headings that exist.
 
-Needs PGHOST, PGPORT and PGUSER of a running cluster with the extension
-installed; psql is given with --psql.
+Needs PGHOST, PGPORT and PGUSER of a running cluster that preloads the
+library; psql is given with --psql.
 """
 import argparse
 import os
@@ -124,43 +129,95 @@ def server_major(args):
     return int(r.stdout.strip()) // 10000
 
 
+DOCS = ["README.md", "CONTRIBUTING.md"] + sorted(
+    os.path.join("docs", f) for f in os.listdir(os.path.join(ROOT, "docs")) if f.endswith(".md"))
+README_MAX_LINES = 250
+
+
 def documented_functions(text):
-    """Function names in the rows of the SQL reference's tables."""
-    section = text.split("## SQL reference", 1)[1].split("\n## ", 1)[0]
-    return set(re.findall(r"^\|\s*`([a-z_0-9]+)\(", section, flags=re.M))
+    """Function names in the rows of the reference's tables."""
+    return set(re.findall(r"^\|\s*`([a-z_0-9]+)\(", text, flags=re.M))
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--psql", required=True)
-    args = ap.parse_args()
-    readme = open(os.path.join(ROOT, "README.md")).read()
-    major = server_major(args)
-    failures = 0
-    checked = 0
+def named_functions(text):
+    """(line, name) of every `name(` written in backticks, outside code blocks."""
+    out, in_code = [], False
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip().startswith("```"):
+            in_code = not in_code
+            continue
+        if in_code:
+            continue
+        for span in re.findall(r"`([^`]+)`", line):
+            for name in re.findall(r"(?:^|[\s.(,])([a-z_][a-z_0-9]*)\(", span):
+                out.append((n, name))
+    return out
 
-    for n, (line, sql, opts) in enumerate(sql_blocks(readme), 1):
+
+def github_anchor(heading):
+    """The anchor GitHub gives a heading."""
+    a = heading.strip().lower()
+    a = re.sub(r"[^\w\- ]", "", a)
+    return a.replace(" ", "-")
+
+
+def anchors_of(text):
+    seen, out = {}, set()
+    in_code = False
+    for line in text.splitlines():
+        if line.strip().startswith("```"):
+            in_code = not in_code
+            continue
+        m = None if in_code else re.match(r"^#{1,6}\s+(.*)$", line)
+        if m:
+            a = github_anchor(m.group(1))
+            k = seen.get(a, 0)
+            seen[a] = k + 1
+            out.add(a if k == 0 else f"{a}-{k}")
+    return out
+
+
+def check_links(doc, text):
+    """Relative links to files and headings of the repository that do not exist."""
+    bad = []
+    here = os.path.dirname(os.path.join(ROOT, doc))
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"^[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        full = os.path.normpath(os.path.join(here, path)) if path else os.path.join(ROOT, doc)
+        if not os.path.exists(full):
+            bad.append(f"{target} (no file {os.path.relpath(full, ROOT)})")
+        elif anchor and full.endswith(".md") and anchor not in anchors_of(open(full).read()):
+            bad.append(f"{target} (no heading #{anchor} in {os.path.relpath(full, ROOT)})")
+    return bad
+
+
+def run_blocks(args, doc, text, major):
+    """Runs the SQL blocks of one document; returns (failures, results checked)."""
+    failures = checked = 0
+    for n, (line, sql, opts) in enumerate(sql_blocks(text), 1):
         sql, stated = with_markers(sql)
-        db = f"readme_block_{n}"
+        db = f"doc_block_{n}"
         psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}"; CREATE DATABASE "{db}";')
         steps = []
         if "CREATE EXTENSION uuid_ext" not in sql:
             steps.append(("create extension", "CREATE EXTENSION uuid_ext;\n", None))
         if "setup" in opts:
             steps.append(("setup " + opts["setup"], None, os.path.join(ROOT, opts["setup"])))
-        steps.append((f"README.md:{line}", sql, None))
+        steps.append((f"{doc}:{line}", sql, None))
         if "check" in opts:
             steps.append(("check " + opts["check"], None, os.path.join(ROOT, opts["check"])))
         ok = True
-        for what, text, file in steps:
-            r = psql(args, db, text, file)
+        for what, body, file in steps:
+            r = psql(args, db, body, file)
             if r.returncode != 0:
-                print(f"FAIL block {n} (README.md line {line}) at {what}:\n{r.stdout}{r.stderr}")
+                print(f"FAIL block {n} ({doc} line {line}) at {what}:\n{r.stdout}{r.stderr}")
                 ok = False
                 break
-            if text is sql:
+            if body is sql:
                 for marker, first, comment in stated:
-                    where = f"README.md:{line + first}"
+                    where = f"{doc}:{line + first}"
                     want = expected_for(comment, major)
                     if want is None:
                         print(f"FAIL {where}: the result comment names no result for PostgreSQL {major}: {comment}")
@@ -168,56 +225,109 @@ def main():
                         continue
                     got = r.stdout.split(marker + "\n", 1)[1].split(marker + "/\n", 1)[0].rstrip("\n")
                     if got != want:
-                        print(f"FAIL {where} on PostgreSQL {major}: the README says\n  {want}\nthe server printed\n  "
+                        print(f"FAIL {where} on PostgreSQL {major}: the document says\n  {want}\nthe server printed\n  "
                               + got.replace("\n", "\n  "))
                         ok = False
                     else:
                         checked += 1
         psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}";')
-        print(f"{'ok  ' if ok else 'FAIL'} README.md:{line} block {n}" + (f" {opts}" if opts else ""))
+        print(f"{'ok  ' if ok else 'FAIL'} {doc}:{line} block {n}" + (f" {opts}" if opts else ""))
         failures += not ok
-
-    print(f"ok   {checked} stated results are what PostgreSQL {major} printed")
-
-    for line, code, file in python_blocks(readme):
+    for line, code, file in python_blocks(text):
         ran = {x.strip() for x in open(os.path.join(ROOT, file)).read().splitlines()}
         missing = [c for c in code if c.strip() and c.strip() not in ran]
         if missing:
-            print(f"FAIL README.md:{line}: these lines of the Python block are not in {file}, which runs it: {missing}")
+            print(f"FAIL {doc}:{line}: these lines of the Python block are not in {file}, which runs it: {missing}")
             failures += 1
         else:
-            print(f"ok   README.md:{line} Python block: every line is run by {file}")
+            print(f"ok   {doc}:{line} Python block: every line is run by {file}")
+    return failures, checked
 
-    db = "readme_functions"
+
+def catalog(args, sql):
+    """Rows of `sql` in a database with the extension installed."""
+    db = "doc_catalog"
     psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}"; CREATE DATABASE "{db}";')
-    r = subprocess.run(
-        [args.psql, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db, "-c", "CREATE EXTENSION uuid_ext",
-         "-c", """SELECT DISTINCT p.proname FROM pg_proc p
-                  JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
-                  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'uuid_ext'
-                  -- The types' support functions (I/O, operators, index support,
-                  -- aggregate steps, casts) are documented by what they support.
-                  WHERE NOT EXISTS (SELECT FROM pg_type t WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend))
-                    AND NOT EXISTS (SELECT FROM pg_operator o WHERE o.oprcode = p.oid)
-                    AND NOT EXISTS (SELECT FROM pg_amproc a WHERE a.amproc = p.oid)
-                    AND NOT EXISTS (SELECT FROM pg_aggregate g WHERE p.oid IN (g.aggtransfn, g.aggcombinefn))
-                    AND NOT EXISTS (SELECT FROM pg_cast c WHERE c.castfunc = p.oid)"""],
-        text=True, capture_output=True)
+    r = subprocess.run([args.psql, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db,
+                        "-c", "CREATE EXTENSION uuid_ext", "-c", sql], text=True, capture_output=True)
     psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}";')
     if r.returncode != 0:
-        print(r.stderr)
-        return 1
-    installed = set(r.stdout.split())
-    documented = documented_functions(readme)
-    missing = installed - documented
-    phantom = documented - installed
+        sys.exit(f"FAIL {sql}:\n{r.stderr}")
+    return set(r.stdout.split())
+
+
+EXTENSION_FUNCTIONS = """SELECT DISTINCT p.proname FROM pg_proc p
+  JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'uuid_ext'
+  -- The types' support functions (I/O, operators, index support,
+  -- aggregate steps, casts) are documented by what they support.
+  WHERE NOT EXISTS (SELECT FROM pg_type t WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend))
+    AND NOT EXISTS (SELECT FROM pg_operator o WHERE o.oprcode = p.oid)
+    AND NOT EXISTS (SELECT FROM pg_amproc a WHERE a.amproc = p.oid)
+    AND NOT EXISTS (SELECT FROM pg_aggregate g WHERE p.oid IN (g.aggtransfn, g.aggcombinefn))
+    AND NOT EXISTS (SELECT FROM pg_cast c WHERE c.castfunc = p.oid)"""
+EXTENSION_TYPES = """SELECT t.typname FROM pg_type t
+  JOIN pg_depend d ON d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.deptype = 'e'
+  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'uuid_ext'
+  WHERE t.typelem = 0 OR t.typcategory <> 'A'"""
+SETTINGS = "SELECT name FROM pg_settings WHERE name LIKE 'uuid\\_ext.%'"
+ALL_FUNCTIONS = "SELECT DISTINCT proname FROM pg_proc"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--psql", required=True)
+    args = ap.parse_args()
+    major = server_major(args)
+    failures = checked = 0
+    texts = {doc: open(os.path.join(ROOT, doc)).read() for doc in DOCS}
+
+    for doc, text in texts.items():
+        f, c = run_blocks(args, doc, text, major)
+        failures += f
+        checked += c
+    print(f"ok   {checked} stated results are what PostgreSQL {major} printed")
+
+    lines = texts["README.md"].count("\n")
+    if lines > README_MAX_LINES:
+        print(f"FAIL README.md has {lines} lines; it is for a user to read in minutes: at most {README_MAX_LINES}")
+        failures += 1
+    for doc, text in texts.items():
+        for bad in check_links(doc, text):
+            print(f"FAIL {doc}: a link to {bad}")
+            failures += 1
+
+    reference = texts[os.path.join("docs", "reference.md")]
+    installed = catalog(args, EXTENSION_FUNCTIONS)
+    documented = documented_functions(reference)
+    missing, phantom = installed - documented, documented - installed
     if missing:
-        print(f"FAIL installed but not in the README's SQL reference: {sorted(missing)}")
+        print(f"FAIL installed but not in docs/reference.md: {sorted(missing)}")
     if phantom:
-        print(f"FAIL in the README's SQL reference but not installed: {sorted(phantom)}")
+        print(f"FAIL in docs/reference.md but not installed: {sorted(phantom)}")
     if not missing and not phantom:
-        print(f"ok   the README documents exactly the {len(installed)} installed functions")
-    return 1 if failures or missing or phantom else 0
+        print(f"ok   docs/reference.md documents exactly the {len(installed)} installed functions")
+    failures += bool(missing) + bool(phantom)
+
+    for kind, names in (("type", catalog(args, EXTENSION_TYPES)), ("setting", catalog(args, SETTINGS))):
+        undocumented = sorted(n for n in names if f"`{n}`" not in reference)
+        if undocumented:
+            print(f"FAIL installed {kind}s that docs/reference.md does not name: {undocumented}")
+            failures += 1
+        else:
+            print(f"ok   docs/reference.md names every installed {kind}: {', '.join(sorted(names))}")
+
+    existing = catalog(args, ALL_FUNCTIONS)
+    # The names a reader would call in SQL: ours all start with uuid, and so
+    # do core's UUID functions (besides gen_random_uuid).
+    unknown = [(doc, n, name) for doc, text in texts.items() for n, name in named_functions(text)
+               if re.match(r"^(uuid|gen_random_uuid)", name) and name not in existing]
+    for doc, n, name in unknown:
+        print(f"FAIL {doc}:{n}: `{name}(...)` is no function of the extension or of PostgreSQL {major}")
+    if not unknown:
+        print(f"ok   every function the documents name exists on PostgreSQL {major}")
+    failures += len(unknown)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 //! PostgreSQL glue registers the resource manager and inserts and replays
 //! them.
 //!
-//! Two kinds, told apart by the record's info byte (its high four bits; the
+//! Three kinds, told apart by the record's info byte (its high four bits; the
 //! low four are PostgreSQL's own):
 //!
 //! - **horizon**: the durable limits of the v7 and v6 words, as the horizon
