@@ -29,8 +29,8 @@ class Targets:
     def __init__(self):
         self.rows = []
 
-    def add(self, issue, what, measured, ok):
-        self.rows.append(f"| {issue} | {what} | {measured} | {met(ok)} |")
+    def add(self, area, what, measured, ok):
+        self.rows.append(f"| {area} | {what} | {measured} | {met(ok)} |")
 
 
 def keys_of(r):
@@ -57,14 +57,14 @@ def generation(r, t):
         out.append(f"| `{name}` | {v['median_ns']:.1f} | {v['net_ns']:.1f} | {ratio} |"
                    + (f" {core_ratio} |" if core else "") + f" {runs} |")
     v7 = g["uuid_generate_v7()"]["net_ns"]
-    t.add("2", f"PostgreSQL {pg}: `uuid_generate_v7()` net cost ≤ 0.15 × `gen_random_uuid()`'s",
+    t.add("generation", f"PostgreSQL {pg}: `uuid_generate_v7()` net cost ≤ 0.15 × `gen_random_uuid()`'s",
           f"{v7:.0f} ns against {base:.0f} ns: **{v7 / base:.3f}×**", v7 / base <= 0.15)
     if core:
-        t.add("7", f"PostgreSQL {pg}: `uuid_generate_v7()` net cost ≤ 0.1 × core `uuidv7()`'s",
+        t.add("against core", f"PostgreSQL {pg}: `uuid_generate_v7()` net cost ≤ 0.1 × core `uuidv7()`'s",
               f"{v7:.0f} ns against {core:.0f} ns: **{v7 / core:.3f}×**", v7 / core <= 0.1)
     if "public.uuidv4()" in g:
         v4 = g["public.uuidv4()"]["net_ns"]
-        t.add("17", f"PostgreSQL {pg}: `uuidv4()` (uuid_ext's) net cost below `gen_random_uuid()`'s",
+        t.add("generation", f"PostgreSQL {pg}: `uuidv4()` (uuid_ext's) net cost below `gen_random_uuid()`'s",
               f"{v4:.0f} ns against {base:.0f} ns: **{v4 / base:.3f}×**", v4 < base)
     return out
 
@@ -103,8 +103,8 @@ def index(r, t):
         out.append(f"| {KEY_LABEL[k]} | {d['insert_s']:.2f} | {d['index_bytes'] / 2**20:.1f} | "
                    f"{d['index_bytes'] / r['index_rows']:.1f} | {d['leaf_density']:.1f}% | {d['table_bytes'] / 2**20:.1f} |")
     size = ix["v7"]["index_bytes"] / ix["v4"]["index_bytes"]
-    t.add("2", f"PostgreSQL {pg}: v7's index after the insert ≤ 0.8 × v4's", f"**{size:.3f}×**", size <= 0.8)
-    t.add("7", f"PostgreSQL {pg}: v7's leaf density after the insert ≥ 88%",
+    t.add("index", f"PostgreSQL {pg}: v7's index after the insert ≤ 0.8 × v4's", f"**{size:.3f}×**", size <= 0.8)
+    t.add("index", f"PostgreSQL {pg}: v7's leaf density after the insert ≥ 88%",
           f"**{ix['v7']['leaf_density']:.1f}%**", ix["v7"]["leaf_density"] >= 88)
     out += ["", f"v7's insert took {ix['v7']['insert_s'] / ix['v4']['insert_s']:.2f} × v4's time"
             + (f" and {ix['v7']['insert_s'] / ix['core v7']['insert_s']:.2f} × core `uuidv7()`'s." if "core v7" in ix else "."),
@@ -134,9 +134,9 @@ def types(r, t):
     ci = ty["uuid7"]["create_index_s"] / ty["uuid"]["create_index_s"]
     ob = ty["uuid7"]["order_by_limit_s"] / ty["uuid"]["order_by_limit_s"]
     ins = ty["uuid7"]["insert_s"] / ty["uuid"]["insert_s"]
-    t.add("9", f"PostgreSQL {pg}: `CREATE INDEX` on `uuid7` ≤ 1.05 × on `uuid`", f"**{ci:.3f}×**", ci <= 1.05)
-    t.add("9", f"PostgreSQL {pg}: `ORDER BY … LIMIT 1000` on `uuid7` ≤ 1.05 × on `uuid`", f"**{ob:.3f}×**", ob <= 1.05)
-    t.add("9", f"PostgreSQL {pg}: insert into a `uuid7` primary key ≤ 1.1 × into a `uuid` one", f"**{ins:.3f}×**",
+    t.add("types", f"PostgreSQL {pg}: `CREATE INDEX` on `uuid7` ≤ 1.05 × on `uuid`", f"**{ci:.3f}×**", ci <= 1.05)
+    t.add("types", f"PostgreSQL {pg}: `ORDER BY … LIMIT 1000` on `uuid7` ≤ 1.05 × on `uuid`", f"**{ob:.3f}×**", ob <= 1.05)
+    t.add("types", f"PostgreSQL {pg}: insert into a `uuid7` primary key ≤ 1.1 × into a `uuid` one", f"**{ins:.3f}×**",
           ins <= 1.1)
     return out
 
@@ -160,15 +160,15 @@ def on_off_rows(d):
     return rows
 
 
-def on_off_targets(d, t, issue, pg, what, gen_max=1.1):
+def on_off_targets(d, t, area, pg, what, gen_max=1.1):
     g, b = d["generation"], d["pgbench"]
     gen = paired(g["on"]["runs_ns"], g["off"]["runs_ns"], d.get("empty_runs_ns"))
     tps = paired(b["on"]["runs"], b["off"]["runs"])
     failed = b["on"]["failed"] + b["off"]["failed"]
-    t.add(issue, f"PostgreSQL {pg}: `uuid_generate_v7()` net cost, {what} on ≤ {gen_max} × off (median of the "
+    t.add(area, f"PostgreSQL {pg}: `uuid_generate_v7()` net cost, {what} on ≤ {gen_max} × off (median of the "
           "rounds' ratios)", f"{g['on']['net_ns']:.0f} ns against {g['off']['net_ns']:.0f} ns (medians); "
           f"**{gen:.3f}×**", gen <= gen_max)
-    t.add(issue, f"PostgreSQL {pg}: pgbench TPS, {what} on ≥ 0.97 × off, no failed transaction (median of the rounds' ratios)",
+    t.add(area, f"PostgreSQL {pg}: pgbench TPS, {what} on ≥ 0.97 × off, no failed transaction (median of the rounds' ratios)",
           f"{b['on']['tps']:.0f} against {b['off']['tps']:.0f} (medians); **{tps:.3f}×**, {failed} failed",
           tps >= 0.97 and failed == 0)
 
@@ -193,7 +193,7 @@ def durable(r, t):
             f"one right after it: {w['without']:.1f} µs. Timed in the server. Before the horizon worker (0.3.0) "
             "the first call after a quiet second wrote the horizon itself, with its two fsyncs (1.2 to 1.4 ms "
             "here); the worker now writes it ahead, so the two cost the same."]
-    on_off_targets(d, t, "10", pg, "durable")
+    on_off_targets(d, t, "durable order", pg, "durable")
     return out
 
 
@@ -216,7 +216,7 @@ def watermark(r, t):
             f"**{w['net_ns']:.0f} ns** (runs: {', '.join(f'{x:.0f}' for x in w['runs_ns'])} ns per row, gross), "
             f"with `max_connections = {w['max_connections']}` and `max_prepared_transactions = "
             f"{w['max_prepared_transactions']}`: it reads one slot per possible backend."]
-    on_off_targets(d, t, "11", pg, "announcements")
+    on_off_targets(d, t, "watermark", pg, "announcements")
     return out
 
 
@@ -232,7 +232,7 @@ def wal(r, t):
            "| WAL logging | net per UUID (ns) | runs (ns per row) | pgbench TPS | failed | runs (TPS) |",
            "|---|---:|---|---:|---:|---|"]
     out += on_off_rows(d)
-    on_off_targets(d, t, "15", pg, "WAL logging", gen_max=1.05)
+    on_off_targets(d, t, "WAL", pg, "WAL logging", gen_max=1.05)
     w = d["wal_bytes"]
     kinds = ", ".join(f"{k}: {v['records']:,} records, {v['bytes']:,} bytes" for k, v in sorted(w["records"].items()))
     out += ["", f"WAL that uuid_ext's records add, with WAL logging on, during {w['seconds']:.1f} s of pgbench "
@@ -252,7 +252,7 @@ def wal(r, t):
         out.append(f"| {labels.get(k, k)} | {v['median_ms']:.3f} | {', '.join(f'{x:.2f}' for x in v['runs_ms'])} |")
     for k in ("on", "on, WAL"):
         ratio = arms[k]["median_ms"] / arms["off"]["median_ms"]
-        t.add("15", f"PostgreSQL {pg}: a sparse writer's median insert, durable order {k} ≤ 1.1 × off",
+        t.add("WAL", f"PostgreSQL {pg}: a sparse writer's median insert, durable order {k} ≤ 1.1 × off",
               f"{arms[k]['median_ms']:.3f} ms against {arms['off']['median_ms']:.3f} ms; **{ratio:.3f}×**",
               ratio <= 1.1)
     return out
@@ -289,13 +289,13 @@ def releases(r, t):
                    f"{c['watermark_net_ns']:.1f} | {b['xact_net_ns']:.0f} / {c['xact_net_ns']:.0f} |")
     out.append(f"| **median ratio** | **{ratio('net_ns'):.3f}×** | **{ratio('watermark_net_ns'):.3f}×** | "
                f"**{ratio('xact_net_ns'):.3f}×** |")
-    t.add("15", f"PostgreSQL {pg}: `uuid_generate_v7()` net cost ≤ 1.05 × {b_ver}'s (median of the pairs' ratios)",
+    t.add("releases", f"PostgreSQL {pg}: `uuid_generate_v7()` net cost ≤ 1.05 × {b_ver}'s (median of the pairs' ratios)",
           f"{med(cur, 'net_ns'):.0f} ns against {med(base, 'net_ns'):.0f} ns; **{ratio('net_ns'):.3f}×**",
           ratio("net_ns") <= 1.05)
-    t.add("16", f"PostgreSQL {pg}: the per-database watermark: `uuid_v7_watermark()` ≤ 1.1 × {b_ver}'s",
+    t.add("watermark", f"PostgreSQL {pg}: the per-database watermark: `uuid_v7_watermark()` ≤ 1.1 × {b_ver}'s",
           f"{med(cur, 'watermark_net_ns'):.0f} ns against {med(base, 'watermark_net_ns'):.0f} ns; "
           f"**{ratio('watermark_net_ns'):.3f}×**", ratio("watermark_net_ns") <= 1.1)
-    t.add("16", f"PostgreSQL {pg}: a transaction drawing one UUIDv7 (announced with its database and time) "
+    t.add("watermark", f"PostgreSQL {pg}: a transaction drawing one UUIDv7 (announced with its database and time) "
           f"≤ 1.1 × {b_ver}'s, net of an empty transaction",
           f"{med(cur, 'xact_net_ns'):.0f} ns against {med(base, 'xact_net_ns'):.0f} ns; "
           f"**{ratio('xact_net_ns'):.3f}×**", ratio("xact_net_ns") <= 1.1)
@@ -321,12 +321,12 @@ def pgbench(r, t):
         out.append(f"| {f} | {d['tps']:.0f} | {d['tps'] / pb['v4']['tps']:.3f} | {d['failed']} | {d['aborted']} | {runs} |")
     clean = all(pb[k]["failed"] == 0 and pb[k]["aborted"] == 0 for k, _ in names)
     ratio = pb["v7"]["tps"] / pb["v4"]["tps"]
-    t.add("3", f"PostgreSQL {pg}: pgbench TPS of `uuid_generate_v7()` ≥ 0.95 × `gen_random_uuid()`'s, "
+    t.add("pgbench", f"PostgreSQL {pg}: pgbench TPS of `uuid_generate_v7()` ≥ 0.95 × `gen_random_uuid()`'s, "
           "no failed transaction", f"**{ratio:.3f}×**, {'none' if clean else 'SOME'} failed or aborted",
           ratio >= 0.95 and clean)
     if "core v7" in pb:
         ratio = pb["v7"]["tps"] / pb["core v7"]["tps"]
-        t.add("7", f"PostgreSQL {pg}: pgbench TPS of `uuid_generate_v7()` ≥ core `uuidv7()`'s",
+        t.add("pgbench", f"PostgreSQL {pg}: pgbench TPS of `uuid_generate_v7()` ≥ core `uuidv7()`'s",
               f"{pb['v7']['tps']:.0f} against {pb['core v7']['tps']:.0f}: **{ratio:.3f}×**", ratio >= 1)
     out += ["", f"After each v7 run the next UUID's time against the clock, in whole milliseconds: at most "
             f"{pb['v7_lead_after_ms_max']:.0f}."]
@@ -349,8 +349,50 @@ def concurrent(r, t):
         runs = ", ".join(f"{x:.1f}%" for x in d["runs"]["leaf_density"])
         out.append(f"| {KEY_LABEL[k]} | {d['rows']:,.0f} | {d['bytes_per_row']:.1f} | {d['leaf_density']:.1f}% | "
                    f"{d['tps']:.0f} | {d['failed']} | {runs} |")
-    t.add("7", f"PostgreSQL {pg}: v7's leaf density after the concurrent run ≥ 88%",
+    t.add("index", f"PostgreSQL {pg}: v7's leaf density after the concurrent run ≥ 88%",
           f"**{c['v7']['leaf_density']:.1f}%**", c["v7"]["leaf_density"] >= 88)
+    return out
+
+
+def key_choice(r, t):
+    """The key against a bigint sequence."""
+    if "keys" not in r:
+        return []
+    k, pg = r["keys"], r["major"]
+    out = ["", "### The key against a bigint sequence", "",
+           f"Per call: `SELECT count(x) FROM (SELECT f() AS x FROM generate_series(1, {k['rows']})) s` in one "
+           f"session, {k['rounds']} rounds, the calls alternated; medians; *net* subtracts the loop returning a "
+           "constant. The sequences are plain ones, one with the default `CACHE 1` (as an identity column or a "
+           "`bigserial` has it) and one with `CACHE 100`.", "",
+           "| call | per call (ns) | net (ns) | net × `nextval()` with `CACHE 100` | runs (ns per call) |",
+           "|---|---:|---:|---:|---|"]
+    base = k["calls"]["nextval(), CACHE 100"]["net_ns"]
+    for name, v in k["calls"].items():
+        ratio = "" if name == "empty loop" else f"{v['net_ns'] / base:.2f}"
+        out.append(f"| `{name}` | {v['median_ns']:.1f} | {v['net_ns']:.1f} | {ratio} | "
+                   + ", ".join(f"{x:.0f}" for x in v["runs_ns"]) + " |")
+    v7 = k["calls"]["uuid_generate_v7()"]["net_ns"]
+    t.add("keys", f"PostgreSQL {pg}: `uuid_generate_v7()` net cost ≤ 1.1 × `nextval()` on a sequence with `CACHE 100`",
+          f"{v7:.0f} ns against {base:.0f} ns: **{v7 / base:.2f}×**", v7 / base <= 1.1)
+    ins = k["inserts"]
+    ident = ins["bigint identity"]["insert_s"]
+    out += ["", f"Inserts: `INSERT INTO keyed (n) SELECT generate_series(1, {k['insert_rows']:,})` in one statement "
+            f"into a fresh logged table `keyed (<key>, n int)`, {k['insert_rounds']} rounds, the keys alternated; "
+            f"medians. Then {k['clients']} pgbench clients, `INSERT INTO keyed (n) VALUES (1)` one row a "
+            f"transaction, {k['seconds']} s a run, {k['insert_rounds']} runs each. The domain is "
+            "`CREATE DOMAIN … AS uuid CHECK (uuid_extract_version(VALUE) = 7)`.", "",
+            "| primary key | insert (s) | × identity | primary key (MiB) | table (MiB) | pgbench TPS | failed | runs (s) |",
+            "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for name, v in ins.items():
+        p = k["pgbench"][name]
+        out.append(f"| {name} | {v['insert_s']:.2f} | {v['insert_s'] / ident:.2f} | {v['index_bytes'] / 2**20:.1f} | "
+                   f"{v['table_bytes'] / 2**20:.1f} | {p['tps']:.0f} | {p['failed']} | "
+                   + ", ".join(f"{x:.2f}" for x in v["runs"]["insert_s"]) + " |")
+    v7i = ins["uuid, uuid_generate_v7()"]["insert_s"]
+    t.add("keys", f"PostgreSQL {pg}: an insert with a `uuid_generate_v7()` key ≤ 1.1 × with a `bigint` identity",
+          f"{v7i:.2f} s against {ident:.2f} s: **{v7i / ident:.2f}×**", v7i / ident <= 1.1)
+    failed = sum(p["failed"] for p in k["pgbench"].values())
+    t.add("keys", f"PostgreSQL {pg}: no failed pgbench transaction with any key", f"{failed} failed", failed == 0)
     return out
 
 
@@ -371,7 +413,7 @@ def core_alone(rows, t):
     out += [f"| {label(n)} | {ns:.1f} |" for n, ns in rows]
     local, shared = est.get("one thread/process-local word"), est.get("one thread/shared-memory word")
     if local and shared:
-        t.add("3", "one shared word against a process-local one, single thread, ≤ 1.1×",
+        t.add("sequencer", "one shared word against a process-local one, single thread, ≤ 1.1×",
               f"**{shared / local:.2f}×**", shared / local <= 1.1)
     return out
 
@@ -422,7 +464,7 @@ def main():
     results = sorted((json.load(open(f)) for f in a.json), key=lambda r: r["major"])
     t = Targets()
     out = ["# Benchmark results", "",
-           "Written by `scripts/bench` (see the README's Benchmarks section); do not edit by hand.", ""]
+           "Written by `scripts/bench` (see docs/benchmarks.md); do not edit by hand.", ""]
     for r in results:
         out += [f"PostgreSQL {r['major']}:", "", "| | |", "|---|---|"]
         out += [f"| {k} | {v} |" for k, v in r["machine"]]
@@ -435,10 +477,11 @@ def main():
     body = []
     for r in results:
         body += ["", f"## PostgreSQL {r['major']}", ""]
-        body += generation(r, t) + per_row(r) + index(r, t) + types(r, t) + pgbench(r, t) + concurrent(r, t) + durable(r, t) + watermark(r, t)
+        body += generation(r, t) + key_choice(r, t) + per_row(r) + index(r, t) + types(r, t) + pgbench(r, t)
+        body += concurrent(r, t) + durable(r, t) + watermark(r, t)
         body += wal(r, t) + releases(r, t)
     body += core_alone(criterion(a.criterion), t)
-    out += ["## Targets", "", "| issue | target | measured | |", "|---|---|---|---|"] + t.rows
+    out += ["## Targets", "", "| area | target | measured | |", "|---|---|---|---|"] + t.rows
     if a.plot:
         plot(results, a.plot)
         out += ["", f"![index bytes per row and leaf density per key]({os.path.basename(a.plot)})"]

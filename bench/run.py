@@ -22,6 +22,13 @@ Measures, functions alternated in every round, medians over the rounds:
   watermark  commit-watermark announcements on against off
              (uuid_ext.commit_watermark): the same two, and the cost of one
              uuid_v7_watermark() with the server's max_connections
+  keys       the key against a bigint sequence: nextval() (default cache and
+             CACHE 100) beside uuid_generate_v7(), gen_random_uuid() and core
+             uuidv7() per call, in one session; and 2 million rows inserted in
+             one statement, and 8 pgbench clients, into a bigint identity, a
+             bigserial, a uuid with uuid_generate_v7(), a uuid7, a domain over
+             uuid with a version-7 check, core uuidv7() and gen_random_uuid():
+             time, primary-key size, TPS
   wal        the sequencer in the WAL (uuid_ext.durable_wal) on against off:
              the same two; the bytes its records add per second of steady
              generation (pg_walinspect); and a sparse writer, one insert every
@@ -338,6 +345,79 @@ def concurrent(db, pgbench_bin, clients, seconds, rounds, batch, core_v7):
     return out
 
 
+# The primary keys a user weighs: {label: (column definition, expression per
+# call or None)}. The domain is the alternative to the uuid7 type that every
+# driver reads as a uuid (docs/clients.md).
+KEY_CHOICES = {
+    "bigint identity": ("id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY", None),
+    "bigserial": ("id bigserial PRIMARY KEY", None),
+    "uuid, uuid_generate_v7()": ("id uuid PRIMARY KEY DEFAULT uuid_generate_v7()", None),
+    "uuid7, uuid_generate_v7()": ("id uuid7 PRIMARY KEY DEFAULT uuid_generate_v7()", None),
+    "domain over uuid, uuid_generate_v7()": ("id bench_uuid7_domain PRIMARY KEY DEFAULT uuid_generate_v7()", None),
+    "uuid, core uuidv7()": ("id uuid PRIMARY KEY DEFAULT uuidv7()", "core"),
+    "uuid, gen_random_uuid()": ("id uuid PRIMARY KEY DEFAULT gen_random_uuid()", None),
+}
+
+
+def key_choice(db, pgbench_bin, rows, insert_rows, rounds, insert_rounds, clients, seconds, core_v7):
+    """The key against a bigint sequence. Per call in one session (fresh
+    backends differ more than the effects), functions alternated, net of the
+    empty loop; then inserts into each kind of primary key, one statement
+    and pgbench clients."""
+    db.q("DROP SEQUENCE IF EXISTS bench_seq, bench_seq100")
+    db.q("CREATE SEQUENCE bench_seq; CREATE SEQUENCE bench_seq100 CACHE 100")
+    calls = {"empty loop": NIL, "nextval(), default cache": "nextval('bench_seq')",
+             "nextval(), CACHE 100": "nextval('bench_seq100')", "uuid_generate_v7()": "uuid_generate_v7()",
+             "gen_random_uuid()": "gen_random_uuid()"}
+    if core_v7:
+        calls["core uuidv7()"] = "uuidv7()"
+    script, order = [], []
+    for r in range(rounds):
+        for k in rotated(list(calls), r):
+            sql = f"SELECT count(x) FROM (SELECT {calls[k]} AS x FROM generate_series(1, {rows})) s"
+            script.append(f"SELECT 'measured', bench_seconds($q${sql}$q$);")
+            order.append(k)
+    lines = [l for l in db.script("\n".join(script)).splitlines() if l.startswith("measured|")]
+    runs = {k: [] for k in calls}
+    for k, line in zip(order, lines, strict=True):
+        runs[k].append(float(line.split("|")[1]) * 1e9 / rows)
+    empty = statistics.median(runs["empty loop"])
+    out = {"calls": {k: {"median_ns": statistics.median(v), "net_ns": statistics.median(v) - empty, "runs_ns": v}
+                     for k, v in runs.items()}}
+    db.q("DROP SEQUENCE bench_seq, bench_seq100")
+
+    db.q("DROP DOMAIN IF EXISTS bench_uuid7_domain CASCADE")
+    db.q("CREATE DOMAIN bench_uuid7_domain AS uuid CHECK (public.uuid_extract_version(VALUE) = 7)")
+    kinds = {k: v[0] for k, v in KEY_CHOICES.items() if v[1] != "core" or core_v7}
+    res = {k: {"insert_s": [], "index_bytes": [], "table_bytes": []} for k in kinds}
+    for r in range(insert_rounds):
+        for k in rotated(list(kinds), r):
+            db.q(f"DROP TABLE IF EXISTS keyed; CREATE TABLE keyed ({kinds[k]}, n int)")
+            db.q("CHECKPOINT")
+            secs = float(db.q(f"SELECT bench_seconds('INSERT INTO keyed (n) SELECT generate_series(1, {insert_rows})')"))
+            if int(db.q("SELECT count(*) FROM keyed")) != insert_rows:
+                sys.exit(f"keyed ({k}) does not hold {insert_rows} rows")
+            res[k]["insert_s"].append(secs)
+            res[k]["index_bytes"].append(int(db.q("SELECT pg_relation_size('keyed_pkey')")))
+            res[k]["table_bytes"].append(int(db.q("SELECT pg_relation_size('keyed')")))
+    out["inserts"] = {k: {m: statistics.median(v) for m, v in d.items()} | {"runs": d} for k, d in res.items()}
+    tps = {k: {"tps": [], "failed": [], "aborted": []} for k in kinds}
+    for r in range(insert_rounds):
+        for k in rotated(list(kinds), r):
+            db.q(f"DROP TABLE IF EXISTS keyed; CREATE TABLE keyed ({kinds[k]}, n int)")
+            db.q("CHECKPOINT")
+            t, failed, aborted = run_pgbench(db, pgbench_bin, clients, seconds, "INSERT INTO keyed (n) VALUES (1);")
+            for m, v in (("tps", t), ("failed", failed), ("aborted", aborted)):
+                tps[k][m].append(v)
+    db.q("DROP TABLE IF EXISTS keyed")
+    db.q("DROP DOMAIN bench_uuid7_domain")
+    out["pgbench"] = {k: {"tps": statistics.median(v["tps"]), "failed": sum(v["failed"]),
+                          "aborted": sum(v["aborted"]), "runs": v["tps"]} for k, v in tps.items()}
+    out["rows"], out["rounds"], out["insert_rows"], out["insert_rounds"] = rows, rounds, insert_rows, insert_rounds
+    out["clients"], out["seconds"] = clients, seconds
+    return out
+
+
 def set_setting(db, name, value):
     """A reload setting for every new connection (None: its default)."""
     if value is None:
@@ -575,7 +655,7 @@ def main():
     ap.add_argument("--origin", default="", help="where this PostgreSQL comes from, for the record")
     ap.add_argument("--pg-uuidv7", action="store_true", help="pg_uuidv7 is installed: measure it too")
     ap.add_argument("--json", required=True)
-    ap.add_argument("--only", help="run only these sections (comma-separated: generation, durable, watermark, wal), keeping "
+    ap.add_argument("--only", help="run only these sections (comma-separated: generation, keys, durable, watermark, wal), keeping "
                                    "the others of --json as they are")
     ap.add_argument("--release-label", help="measure uuid_generate_v7()'s net cost with the library the server "
                                             "runs now, and add it to --json under this label (scripts/bench swaps "
@@ -645,7 +725,7 @@ def main():
         d = results["concurrent"][k]
         print(f"  {k}: {d['rows']:.0f} rows, {d['bytes_per_row']:.1f} index bytes per row, "
               f"leaf density {d['leaf_density']:.1f}%")
-    for section in ("durable", "watermark", "wal"):
+    for section in ("keys", "durable", "watermark", "wal"):
         results[section] = run_section(section, db, a, core_v7, extra)
     json.dump(results, open(a.json, "w"), indent=1)
 
@@ -678,8 +758,17 @@ def run_section(name, db, a, core_v7, extra):
               f"({w['records']})")
         for arm, v in d["sparse"]["arms"].items():
             print(f"  sparse writer, durable {arm}: median insert {v['median_ms']:.3f} ms")
+    elif name == "keys":
+        print("the key against a bigint sequence ...", flush=True)
+        d = key_choice(db, a.pgbench, a.rows, 2_000_000, 15, 3, 8, a.pgbench_seconds, core_v7)
+        for k, v in d["calls"].items():
+            print(f"  {k:28s} {v['median_ns']:8.1f} ns/call, net {v['net_ns']:8.1f} ns")
+        for k, v in d["inserts"].items():
+            print(f"  {k:38s} insert {v['insert_s']:.2f} s, primary key {v['index_bytes'] / 2**20:.1f} MiB; "
+                  f"pgbench {d['pgbench'][k]['tps']:.0f} tps, failed {d['pgbench'][k]['failed']}")
+        return d
     else:
-        sys.exit(f"--only knows: generation, durable, watermark, wal (not {name})")
+        sys.exit(f"--only knows: generation, keys, durable, watermark, wal (not {name})")
     for k, g in d["generation"].items():
         print(f"  uuid_generate_v7(), {name} {k}: net {g['net_ns']:.1f} ns; "
               f"pgbench {d['pgbench'][k]['tps']:.0f} tps, failed {d['pgbench'][k]['failed']}")

@@ -180,7 +180,7 @@ def main():
         if after[v] >= before[v]:
             fail(f"with the margin at 0 a UUIDv{v} did not start from the clock")
     ok(f"uuid_ext.durable_margin = 0: the words start from the clock, "
-       f"{(unix_ms(before[7]) - unix_ms(after[7])) / 3.6e6:.1f} h below the UUIDs made before (as before this issue)")
+       f"{(unix_ms(before[7]) - unix_ms(after[7])) / 3.6e6:.1f} h below the UUIDs made before (what a server without the horizon does)")
 
     # On again (a reload), the clock back at now: the next UUID extends the
     # horizon; a file in the way is an ERROR naming it, and nothing is made.

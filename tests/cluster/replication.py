@@ -24,7 +24,7 @@ of its own. The primary writes its horizon and its watermark to the WAL
     two days behind: above.
  7. With `uuid_ext.durable_wal = off` the standby's uuid_v7_watermark()
     raises 55000 naming the setting, and the promotion of step 1 puts new
-    keys below replayed ones (the failure this issue fixes), so the checks
+    keys below replayed ones (the failure the WAL records prevent), so the checks
     above can fail.
 
 Env: PGBIN, UUID_EXT_USER, FAKETIME_LIB; WORK (a directory of its own);
