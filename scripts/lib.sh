@@ -31,9 +31,16 @@ pg_prefix_for() { # major (or a prefix, given as its path) -> its installation p
     *) echo "PostgreSQL $1 runs in the chroot $UUID_EXT_CHROOT, not here" >&2; return 1 ;;
   esac
 }
-# The oldest minor Debian still serves of 15, unpacked beside the newest:
-# the extension built against one is loaded into the other.
-pg15_oldest_prefix() { echo "$UUID_EXT_PG_ROOT/pg15-oldest/usr/lib/postgresql/15"; }
+# An older minor beside the newest, for 15 and 16: the extension built against
+# one minor's headers is loaded into the other's server. 15: the oldest minor
+# Debian 12 still serves; 16: the PyPI wheel pgserver's 16.2.
+pg_oldest_prefix_for() { # major
+  case $1 in
+    15) echo "$UUID_EXT_PG_ROOT/pg15-oldest/usr/lib/postgresql/15" ;;
+    16) echo "$UUID_EXT_PG_ROOT/pg16-oldest/pgserver/pginstall" ;;
+    *) echo "no older minor of $1 here" >&2; return 1 ;;
+  esac
+}
 crate_version() { sed -n 's/^version = "\(.*\)"/\1/p' "$ROOT/Cargo.toml" | head -1; }
 # The extension's SQL version (uuid_ext.control), which moves only with the SQL.
 ext_version() { sed -n "s/^default_version = '\(.*\)'/\1/p" "$ROOT/uuid_ext.control"; }
