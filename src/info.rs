@@ -72,8 +72,9 @@ fn uuid_ext_info() -> JsonB {
 }
 
 /// The PostgreSQL release whose headers the library was compiled against
-/// (`PG_VERSION` of its `pg_config.h`): a library loads into any minor of
-/// its major, so this may differ from `postgres`.
+/// (`PG_VERSION` of its `pg_config.h`): a library loads into that minor and
+/// every later one of its major, so this may name an earlier minor than
+/// `postgres` (docs/operations.md#installing).
 fn built_for() -> String {
     String::from_utf8_lossy(pg_sys::PG_VERSION.to_bytes()).into_owned()
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Django 5.2 (psycopg 3) with a uuid, a uuid7 and a uuid7_domain key
-(docs/clients.md, "Django"). The app is tests/clients/django_app/uuidapp.
+(docs/clients.md#django-52). The app is tests/clients/django_app/uuidapp.
 
 Checks, in a database of its own:
 - `migrate` makes everything from an empty database (the extension, the

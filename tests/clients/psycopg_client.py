@@ -115,7 +115,7 @@ def unregistered(conn):
 
     c.raises(copy_with_types, "uuid7 unregistered: binary COPY's set_types([\"uuid7\", ...]) raises KeyError",
              exc=KeyError, match="uuid7")
-    # The loaders alone (what the README showed first): scalars yes, arrays no.
+    # The loaders alone (what docs/reference.md shows): scalars yes, arrays no.
     info = TypeInfo.fetch(conn, "uuid7")
     conn.adapters.register_loader(info.oid, UUIDLoader)
     conn.adapters.register_loader(info.oid, UUIDBinaryLoader)

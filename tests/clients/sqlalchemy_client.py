@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """SQLAlchemy 2.0 with a uuid, a uuid7 and a uuid7_domain key, through
-psycopg 3 (sync) and asyncpg (async) (docs/clients.md, "SQLAlchemy").
+psycopg 3 (sync) and asyncpg (async) (docs/clients.md#sqlalchemy-20).
 
 Checks, in a database of its own, with each driver:
 - ORM models whose key takes the server's default (server_default=

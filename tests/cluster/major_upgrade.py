@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Order across a major upgrade with pg_upgrade (docs/operations.md#pg_upgrade), following the
-README's steps: pg_upgrade makes a new data directory without the horizon
+"""Order across a major upgrade with pg_upgrade, following the steps of
+docs/operations.md#pg_upgrade: pg_upgrade makes a new data directory without the horizon
 file, so the step after it copies `uuid_ext.horizon` from the old data
 directory into the new one before the new server's first start.
 
@@ -110,7 +110,7 @@ def main():
                      "ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE d.adrelid = 't'::regclass "
                      f"AND a.attname = '{col}'")
 
-    # Without the README's copy step: the new server starts from its clock.
+    # Without the documented copy step: the new server starts from its clock.
     new.set_clock("-1d")
     new.start()
     if new.q("SELECT count(*) || ' ' || md5(string_agg(id::text || id6::text || k::text || k6::text || v18::text, "
@@ -124,7 +124,7 @@ def main():
     ok(f"pg_upgrade {OLD} -> {NEW}: the data reads back; without the copied horizon file, the new server "
        "(clock a day behind) makes UUIDs below the old keys")
 
-    # The README's step: copy the file before the new server's first start.
+    # The documented step: copy the file before the new server's first start.
     shutil.copy2(os.path.join(old.data, "uuid_ext.horizon"), os.path.join(new.data, "uuid_ext.horizon"))
     shutil.chown(os.path.join(new.data, "uuid_ext.horizon"), os.environ.get("UUID_EXT_USER", "uuidext"))
     new.start()

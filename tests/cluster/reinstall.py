@@ -5,7 +5,7 @@
 A server that preloads uuid_ext maps uuid_ext.so in every process. A
 reinstall that wrote over that file in place would change the code under
 them (a horizon worker once died of SIGBUS so). scripts/lib.sh's install_ext
-renames a new file into place instead, as dpkg and install(1) do. Here, with
+renames a new file into place instead, as dpkg does. Here, with
 a session open and drawing keys and the horizon worker running:
 
 - the reinstall gives the path a new file (another inode), and every server
@@ -76,7 +76,8 @@ def main():
         if m is None or m[0] != inode_before or m[1]:
             fail(f"process {pid} does not map {lib} (inode {inode_before}) before the reinstall: {m}")
 
-    r = subprocess.run(["bash", "-c", '. "$0" && install_ext "$1"', LIB_SH, MAJOR], capture_output=True, text=True)
+    r = subprocess.run(["bash", "-c", 'set -euo pipefail; . "$0"; install_ext "$1"', LIB_SH, MAJOR],
+                       capture_output=True, text=True)
     if r.returncode != 0:
         fail(f"the reinstall failed:\n{r.stdout}{r.stderr}")
 

@@ -4,7 +4,7 @@
 - a table with both types survives pg_dump/pg_restore (plain and custom
   formats) and binary COPY out and in, unchanged;
 - psycopg 3 writes and reads both as uuid.UUID, in text and binary, after
-  the registration the README shows;
+  the registration docs/reference.md shows;
 - binary receive: thousands of random 0-to-32-byte values sent as binary
   uuid7/uuid6 parameters end with a value, 22P03 (not 16 bytes) or 22P02
   (another version), and the server never restarts.
@@ -98,7 +98,7 @@ def dump_and_restore():
 
 
 def register(conn):
-    """What the README shows: psycopg reads both types as uuid.UUID."""
+    """What docs/reference.md shows: psycopg reads both types as uuid.UUID."""
     for name in ("uuid7", "uuid6"):
         info = TypeInfo.fetch(conn, name)
         conn.adapters.register_loader(info.oid, UUIDLoader)

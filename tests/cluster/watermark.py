@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The commit watermark (docs/ordering.md#polling-without-missing-rows-the-commit-watermark): a poller that follows the
-README's pattern sees every committed row exactly once; a naive one misses
+pattern of docs/ordering.md sees every committed row exactly once; a naive one misses
 rows in the same run.
 
 Writers, each its own session, insert into `ev (id uuid PRIMARY KEY DEFAULT

@@ -94,7 +94,7 @@ def expected_for(comment, major):
 def with_markers(sql):
     """The block with psql \\echo markers around every query that states its
     result; returns (sql, [(marker, line index in the block, comment)]).
-    (The README's SQL has no `--` inside a string literal.)"""
+    (The documents' SQL has no `--` inside a string literal.)"""
     lines = sql.splitlines()
     stated, begin_at, end_at = [], {}, {}
     first = None  # the first line of the statement being read
