@@ -79,6 +79,19 @@ cargo_pgrx() { # MAJOR SUBCOMMAND [ARGS...]
 # package keeps its configuration files and its dpkg entry).
 deb_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q ' installed$'; }
 
+apt_updated=
+apt_update() { [ -n "$apt_updated" ] || { apt-get update -qq; apt_updated=1; }; }
+# Installs the Debian packages given that are not installed (never another
+# version of one that is); says which, on stdout.
+apt_add() { # package[/suite] ...
+  local need=() p
+  for p in "$@"; do deb_installed "${p%/*}" || need+=("$p"); done
+  [ ${#need[@]} -gt 0 ] || return 0
+  printf '\n== [%s] apt-get install %s\n' "$(date +%T)" "${need[*]}"
+  apt_update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+}
+
 as_user() { sudo -u "$UUID_EXT_USER" -H -- "$@"; }
 
 # A throwaway cluster run by $UUID_EXT_USER, reachable only on a Unix socket
