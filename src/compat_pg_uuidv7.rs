@@ -6,7 +6,7 @@
 
 use pgrx::datum::{Timestamp, TimestampWithTimeZone, Uuid};
 use pgrx::prelude::*;
-use uuid_ext_core::{read, v7};
+use uuid_ext_core::{timestamp, v7};
 
 use crate::extract::uuid_extract_timestamp;
 use crate::generate::random_bytes;
@@ -43,5 +43,5 @@ fn uuid_v7_to_timestamptz(id: Uuid) -> Option<TimestampWithTimeZone> {
 /// pg_uuidv7: the time as a `timestamp` in UTC.
 #[pg_extern(stable, strict, parallel_safe)]
 fn uuid_v7_to_timestamp(id: Uuid) -> Option<Timestamp> {
-    read::unix_us(id.as_bytes()).map(pgtime::timestamp_of_unix_us)
+    timestamp::unix_us(id.as_bytes()).map(pgtime::timestamp_of_unix_us)
 }

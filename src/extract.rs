@@ -5,7 +5,7 @@ use std::ffi::CString;
 use pgrx::datum::{TimestampWithTimeZone, Uuid};
 use pgrx::prelude::*;
 use pgrx::{direct_function_call, IntoDatum};
-use uuid_ext_core::{inspect, layout, read, time};
+use uuid_ext_core::{inspect, layout, timestamp};
 
 use crate::pgtime;
 
@@ -15,7 +15,7 @@ extension_sql_file!("../sql/uuid_fields.sql", name = "uuid_fields", bootstrap);
 /// NULL for other versions and variants.
 #[pg_extern(immutable, strict, parallel_safe)]
 pub(crate) fn uuid_extract_timestamp(id: Uuid) -> Option<TimestampWithTimeZone> {
-    read::unix_us(id.as_bytes()).map(pgtime::timestamptz_of_unix_us)
+    timestamp::unix_us(id.as_bytes()).map(pgtime::timestamptz_of_unix_us)
 }
 
 /// The same reading of a UUID given as text, for callers that pass text,
@@ -62,7 +62,11 @@ fn uuid_inspect(
         "ts",
         f.unix_us.map(pgtime::timestamptz_of_unix_us),
     );
-    put(&mut row, "ts_exact", f.unix_ns.map(time::format_unix_ns));
+    put(
+        &mut row,
+        "ts_exact",
+        f.unix_ns.map(timestamp::format_unix_ns),
+    );
     put(&mut row, "rand_a", f.rand_a.map(i32::from));
     put(
         &mut row,

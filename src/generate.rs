@@ -8,11 +8,11 @@ use pgrx::prelude::*;
 use pgrx::{PgSqlErrorCode, PgTryBuilder};
 use uuid_ext_core::rng::ForkSafeRng;
 use uuid_ext_core::sequencer::{Session, Stop};
-use uuid_ext_core::{time, v6, v7};
+use uuid_ext_core::{timestamp, v6, v7};
 
+use crate::error;
 use crate::now::clock_ns;
-use crate::sequencer::{horizon, shmem, watermark};
-use crate::{error, pgtime};
+use crate::sequencer::{draw, horizon, shmem, watermark};
 
 /// This backend's generator state. PostgreSQL runs each backend in one
 /// thread, so a thread-local is a process-local.
@@ -65,7 +65,7 @@ fn next_v7() -> (u64, u64) {
     let word = loop {
         let resets = shmem::settled_resets();
         let now = clock_ns();
-        let (word, limit) = horizon::v7_word();
+        let (word, limit) = draw::v7_word();
         watermark::before_draw(word, now, resets);
         let drawn = GENERATOR.with_borrow_mut(|g| {
             g.v7.next_in(word, &limit, resets, v7::candidate(now), v7::MAX_WORD)
@@ -88,7 +88,7 @@ fn next_v6() -> (u64, u64) {
     let word = loop {
         let resets = shmem::settled_resets();
         let candidate = v6::candidate(clock_ns());
-        let (word, limit) = horizon::v6_word();
+        let (word, limit) = draw::v6_word();
         let drawn = GENERATOR
             .with_borrow_mut(|g| g.v6.next_in(word, &limit, resets, candidate, v6::MAX_WORD));
         match drawn {
@@ -125,7 +125,7 @@ pub(crate) fn uuid_generate_v7() -> Uuid {
 #[pg_extern(name = "uuid_generate_v7", volatile, strict, parallel_safe)]
 pub(crate) fn uuid_generate_v7_shifted(shift: Interval) -> Uuid {
     let (word, random) = next_v7();
-    let base_us = time::unix_us_of_v7_ms(word >> 16) - pgtime::PG_EPOCH_UNIX_US;
+    let base_us = timestamp::pg_us_of_unix_us(timestamp::unix_us_of_v7_ms(word >> 16));
     let base =
         TimestampWithTimeZone::try_from(base_us).unwrap_or_else(|_| error::v7_shift_out_of_range());
     let shifted: TimestampWithTimeZone = PgTryBuilder::new(|| base + shift)

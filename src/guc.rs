@@ -134,7 +134,6 @@ pub fn register() {
         GucFlags::UNIT_MS,
     );
     // A misspelt uuid_ext.* setting is an error, not a silent placeholder.
-    #[cfg(not(any(feature = "pg13", feature = "pg14")))]
     // SAFETY: called from _PG_init, after our settings are defined.
     unsafe {
         pg_sys::MarkGUCPrefixReserved(c"uuid_ext".as_ptr());

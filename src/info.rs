@@ -5,7 +5,7 @@ use pgrx::prelude::*;
 
 use uuid_ext_core::sequencer::horizon as core_horizon;
 
-use crate::sequencer::{clock, horizon, reset, shmem, wal, watermark};
+use crate::sequencer::{clock, draw, horizon, reset, shmem, wal, watermark};
 use crate::{guc, now};
 
 /// What this session runs on: the library's version, the server's, the
@@ -38,12 +38,8 @@ fn uuid_ext_info() -> JsonB {
     // How far the words this session draws from are ahead of the clock.
     let now = now::clock_ns();
     let words = core_horizon::Limits {
-        v7: horizon::v7_word()
-            .0
-            .load(std::sync::atomic::Ordering::Relaxed),
-        v6: horizon::v6_word()
-            .0
-            .load(std::sync::atomic::Ordering::Relaxed),
+        v7: draw::v7_word().0.load(std::sync::atomic::Ordering::Relaxed),
+        v6: draw::v6_word().0.load(std::sync::atomic::Ordering::Relaxed),
     };
     let leads = clock::leads(&words, now);
     let worker = shmem::worker_pid()

@@ -7,10 +7,10 @@ mod tests {
     use pgrx::datum::{TimestampWithTimeZone, Uuid};
     use pgrx::prelude::*;
     use pgrx::{PgSqlErrorCode, PgTryBuilder};
-    use uuid_ext_core::{layout, v6, v7};
+    use uuid_ext_core::{layout, timestamp, v6, v7};
 
     use crate::generate;
-    use crate::sequencer::horizon;
+    use crate::sequencer::draw;
 
     /// The SQLSTATE `f` fails with, or `None` when it succeeds.
     fn sqlstate_of(f: impl FnOnce() + std::panic::UnwindSafe) -> Option<PgSqlErrorCode> {
@@ -109,8 +109,8 @@ mod tests {
             .unwrap()
             .unwrap();
         let next = gen();
-        let far_ms = v7::unix_ms(far.as_bytes());
-        let next_ms = v7::unix_ms(next.as_bytes());
+        let far_ms = timestamp::v7_unix_ms(far.as_bytes());
+        let next_ms = timestamp::v7_unix_ms(next.as_bytes());
         assert!(far_ms > next_ms + 999 * 365 * 86_400_000);
         let now_ms =
             Spi::get_one::<f64>("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8")
@@ -130,7 +130,7 @@ mod tests {
         Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
         let day = 86_400_000 * v7::WORD_UNITS_PER_MS;
         let start = v7::word(gen().as_bytes()) + day;
-        horizon::set_local_v7_for_test(start);
+        draw::set_local_v7_for_test(start);
         let w = |u: Uuid| v7::word(u.as_bytes());
         assert_eq!(w(gen()), start + 1);
         let shifted = Spi::get_one::<Uuid>("SELECT uuid_generate_v7(interval '-1 hour')")
@@ -168,11 +168,11 @@ mod tests {
         assert_eq!(info["preloaded"], true);
         assert_eq!(info["sequencer"], "shared");
         assert_eq!(info["version"], env!("CARGO_PKG_VERSION"));
-        assert!(std::ptr::eq(horizon::v7_word().0, horizon::v7_word().0));
-        let shared = horizon::v7_word().0 as *const _;
+        assert!(std::ptr::eq(draw::v7_word().0, draw::v7_word().0));
+        let shared = draw::v7_word().0 as *const _;
         Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
         assert!(
-            !std::ptr::eq(horizon::v7_word().0, shared),
+            !std::ptr::eq(draw::v7_word().0, shared),
             "backend mode uses the process-local word"
         );
         let info = Spi::get_one::<pgrx::datum::JsonB>("SELECT uuid_ext_info()")
@@ -190,7 +190,7 @@ mod tests {
         // the other tests share that word, and it follows this session).
         Spi::run("SET uuid_ext.monotonicity = 'shared'").unwrap();
         let shared_now = v7::word(gen().as_bytes());
-        horizon::set_local_v7_for_test(shared_now + 5 * v7::WORD_UNITS_PER_MS);
+        draw::set_local_v7_for_test(shared_now + 5 * v7::WORD_UNITS_PER_MS);
         Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
         let on_local = gen();
         assert!(v7::word(on_local.as_bytes()) > shared_now + 5 * v7::WORD_UNITS_PER_MS);
@@ -211,7 +211,7 @@ mod tests {
     fn exhausted_sequencer_is_22008_never_a_wrap() {
         // Run with the process-local word: the shared one serves the other tests.
         Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
-        horizon::set_local_v7_for_test(v7::MAX_WORD);
+        draw::set_local_v7_for_test(v7::MAX_WORD);
         assert_eq!(
             sqlstate_of(|| {
                 gen();
@@ -219,7 +219,7 @@ mod tests {
             Some(PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW)
         );
         // One step below the end, the last UUID is made, then 22008 again.
-        horizon::set_local_v7_for_test(v7::MAX_WORD - 1);
+        draw::set_local_v7_for_test(v7::MAX_WORD - 1);
         let last = gen();
         assert_eq!(
             u128::from_be_bytes(*last.as_bytes()) >> 58,
@@ -242,14 +242,14 @@ mod tests {
     #[pg_test]
     fn v6_exhausted_sequencer_is_22008_never_a_wrap() {
         Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
-        horizon::set_local_v6_for_test(v6::MAX_WORD);
+        draw::set_local_v6_for_test(v6::MAX_WORD);
         assert_eq!(
             sqlstate_of(|| {
                 gen6();
             }),
             Some(PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW)
         );
-        horizon::set_local_v6_for_test(v6::MAX_WORD - 1);
+        draw::set_local_v6_for_test(v6::MAX_WORD - 1);
         assert_eq!(v6::word(gen6().as_bytes()), v6::MAX_WORD);
         assert_eq!(
             sqlstate_of(|| {
@@ -262,19 +262,17 @@ mod tests {
     /// UUIDv6 has a word of its own, shared when preloaded, local in backend mode.
     #[pg_test]
     fn v6_has_its_own_word() {
-        let shared = horizon::v6_word().0 as *const _;
-        assert!(!std::ptr::eq(shared, horizon::v7_word().0));
+        let shared = draw::v6_word().0 as *const _;
+        assert!(!std::ptr::eq(shared, draw::v7_word().0));
         let a = v6::word(gen6().as_bytes());
         let b = v6::word(gen6().as_bytes());
         assert!(a < b);
         assert_eq!(
-            horizon::v6_word()
-                .0
-                .load(std::sync::atomic::Ordering::Relaxed),
+            draw::v6_word().0.load(std::sync::atomic::Ordering::Relaxed),
             b
         );
         Spi::run("SET uuid_ext.monotonicity = 'backend'").unwrap();
-        assert!(!std::ptr::eq(horizon::v6_word().0, shared));
+        assert!(!std::ptr::eq(draw::v6_word().0, shared));
         // The session never goes below its own last value on the other word.
         assert!(v6::word(gen6().as_bytes()) > b);
     }

@@ -9,7 +9,7 @@ use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::{PgLogLevel, PgSqlErrorCode};
 use uuid_ext_core::sequencer::horizon::{self as core_horizon, Limits};
 use uuid_ext_core::sequencer::lead::{self, Say, Watch};
-use uuid_ext_core::time::NS_PER_MS;
+use uuid_ext_core::timestamp::NS_PER_MS;
 
 use crate::{guc, now};
 
@@ -37,7 +37,7 @@ fn warn(version: u8, lead_ms: u64, word: u64, now_ns: u64, source: &str) {
         7 => core_horizon::v7_time(word),
         _ => core_horizon::v6_time(word),
     };
-    let clock = uuid_ext_core::time::format_unix_ns(i128::from(now_ns));
+    let clock = uuid_ext_core::timestamp::format_unix_ns(i128::from(now_ns));
     ErrorReport::new(
         PgSqlErrorCode::ERRCODE_WARNING,
         format!(

@@ -21,6 +21,9 @@
 //! and only then is the limit published. Redo of such a record raises the
 //! words and limits of the server that replays it and writes its file
 //! ([`replay`]).
+//!
+//! A draw respects a [`Limit`]: its word's, when the word is shared and
+//! persistence is on, else none; `draw.rs` hands a draw its word and limit.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -147,6 +150,23 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// The shared words of `version` (7 or 6) and their limits.
+    pub fn of(w: &'static shmem::SharedWords, version: u8) -> Shared {
+        let (word, limit, other_word, other_limit) = if version == 7 {
+            (&w.v7, &w.v7_limit, &w.v6, &w.v6_limit)
+        } else {
+            (&w.v6, &w.v6_limit, &w.v7, &w.v7_limit)
+        };
+        Shared {
+            version,
+            word,
+            limit,
+            other_word,
+            other_limit,
+            resets: &w.resets,
+        }
+    }
+
     /// The margin in this word's units, and its last value.
     fn margin_and_max(&self) -> (u64, u64) {
         let margin_ms = guc::durable_margin_ms();
@@ -193,6 +213,12 @@ impl Shared {
         let limit = self.limit.load(Ordering::Acquire);
         horizon::ahead(word, clock, limit, margin, headroom, idle, max)
     }
+}
+
+/// The shared words of `version` whatever this session's mode (for the
+/// worker and for redo); None without shared memory.
+pub fn shared_words(version: u8) -> Option<Shared> {
+    shmem::shared().map(|w| Shared::of(w, version))
 }
 
 /// Makes `limits` durable everywhere they must be before anyone uses them:
@@ -255,7 +281,8 @@ pub fn extend_ahead(clock_ns: u64) -> Result<bool, WriteError> {
 /// of the clock: a server that makes no UUIDs writes nothing after that.
 pub const IDLE_MS: u64 = 60_000;
 
-/// The limit a draw from a word must respect.
+/// The limit a draw from a word must respect (`draw.rs` hands it out with
+/// the word).
 pub enum Limit {
     /// A process-local word (with the shared reset count, when there is
     /// shared memory: a reset brings back every sequence of the server).
@@ -345,79 +372,4 @@ pub fn replay(record: &Limits) {
     });
     v7s.word.fetch_max(record.v7, Ordering::AcqRel);
     v6s.word.fetch_max(record.v6, Ordering::AcqRel);
-}
-
-// --- where a draw's word and limit come from ---------------------------------
-
-static LOCAL_V7: AtomicU64 = AtomicU64::new(0);
-static LOCAL_V6: AtomicU64 = AtomicU64::new(0);
-/// The shared reset count this process's own words last followed.
-static LOCAL_RESETS: AtomicU64 = AtomicU64::new(0);
-
-/// The shared words of `version` (7 or 6) and their limits.
-fn shared_of(w: &'static shmem::SharedWords, version: u8) -> Shared {
-    let (word, limit, other_word, other_limit) = if version == 7 {
-        (&w.v7, &w.v7_limit, &w.v6, &w.v6_limit)
-    } else {
-        (&w.v6, &w.v6_limit, &w.v7, &w.v7_limit)
-    };
-    Shared {
-        version,
-        word,
-        limit,
-        other_word,
-        other_limit,
-        resets: &w.resets,
-    }
-}
-
-/// This process's own words, forgotten once after each reset of the shared
-/// ones: a reset brings back every sequence of the server.
-#[inline]
-fn local(word: &'static AtomicU64) -> (&'static AtomicU64, Limit) {
-    let resets = shmem::shared().map(|w| &w.resets);
-    if let Some(r) = resets {
-        let now = r.load(Ordering::Acquire);
-        if LOCAL_RESETS.load(Ordering::Relaxed) != now {
-            LOCAL_V7.store(0, Ordering::Relaxed);
-            LOCAL_V6.store(0, Ordering::Relaxed);
-            LOCAL_RESETS.store(now, Ordering::Relaxed);
-        }
-    }
-    (word, Limit::Off(resets))
-}
-
-/// The word the next UUIDv7 is drawn from, and the limit it must respect.
-#[inline]
-pub fn v7_word() -> (&'static AtomicU64, Limit) {
-    match shmem::words() {
-        Some(w) => (&w.v7, Limit::Shared(shared_of(w, 7))),
-        None => local(&LOCAL_V7),
-    }
-}
-
-/// The word the next UUIDv6 is drawn from, and the limit it must respect.
-#[inline]
-pub fn v6_word() -> (&'static AtomicU64, Limit) {
-    match shmem::words() {
-        Some(w) => (&w.v6, Limit::Shared(shared_of(w, 6))),
-        None => local(&LOCAL_V6),
-    }
-}
-
-/// The shared words of `version` whatever this session's mode (for the
-/// worker and for redo); None without shared memory.
-pub fn shared_words(version: u8) -> Option<Shared> {
-    shmem::shared().map(|w| shared_of(w, version))
-}
-
-/// Tests build the word at its edge rather than wait 8,000 years.
-#[cfg(any(test, feature = "pg_test"))]
-pub fn set_local_v7_for_test(value: u64) {
-    LOCAL_V7.store(value, Ordering::Relaxed);
-}
-
-#[cfg(any(test, feature = "pg_test"))]
-pub fn set_local_v6_for_test(value: u64) {
-    LOCAL_V6.store(value, Ordering::Relaxed);
 }

@@ -4,10 +4,11 @@
 //! - [`shmem`]: where the shared words live
 //! - [`setup`]: the postmaster's hooks that make them, and the carry across a
 //!   crash restart
-//! - [`horizon`]: durable order: the limit no value passes, the
-//!   `uuid_ext.horizon` file, and the extension lock
-//! - [`wal`]: the custom WAL resource manager: horizon and watermark
-//!   records, their redo and description
+//! - [`horizon`]: durable order: the limit no value passes, raised under the
+//!   horizon lock, the `uuid_ext.horizon` file, and the redo of its record
+//! - [`draw`]: where a draw's word and limit come from: the shared word and
+//!   its limit, or this process's own word
+//! - [`wal`]: writing the WAL records (horizon, watermark, reset)
 //! - [`worker`]: the background worker that keeps the horizon ahead of use
 //!   and logs the watermark
 //! - [`watermark`]: announcements and `uuid_v7_watermark()`
@@ -17,6 +18,7 @@
 //! - [`redo`]: the resource manager recovery calls: registration, redo, description
 
 pub mod clock;
+pub mod draw;
 pub mod horizon;
 pub mod locks;
 pub mod redo;

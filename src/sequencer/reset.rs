@@ -22,7 +22,7 @@ use pgrx::datum::{TimestampWithTimeZone, Uuid};
 use pgrx::prelude::*;
 use uuid_ext_core::sequencer::horizon::{self as core_horizon, Limits};
 use uuid_ext_core::sequencer::reset::{self, Moved};
-use uuid_ext_core::{read, v6, v7};
+use uuid_ext_core::{timestamp, v6, v7};
 
 use super::horizon;
 use super::locks::{with_lock, HORIZON_LOCK};
@@ -71,13 +71,13 @@ fn lower_locked(words: Limits, limits: Limits, replayed: bool) -> [Moved; 2] {
 
 /// The time a UUIDv7 word carries.
 fn v7_time(word: u64) -> TimestampWithTimeZone {
-    let unix_us = read::unix_us(&v7::from_word(word, 0)).unwrap_or(0);
+    let unix_us = timestamp::unix_us(&v7::from_word(word, 0)).unwrap_or(0);
     pgtime::timestamptz_of_unix_us(unix_us)
 }
 
 /// The time a UUIDv6 word carries.
 fn v6_time(word: u64) -> TimestampWithTimeZone {
-    let unix_us = read::unix_us(&v6::from_word(word, 0)).unwrap_or(0);
+    let unix_us = timestamp::unix_us(&v6::from_word(word, 0)).unwrap_or(0);
     pgtime::timestamptz_of_unix_us(unix_us)
 }
 
@@ -201,7 +201,7 @@ pub fn last_reset_json() -> Option<serde_json::Value> {
     let key = |word, random| Uuid::from_bytes(v7::from_word(word, random)).to_string();
     let replayed = last.replayed.load(Ordering::Relaxed);
     Some(serde_json::json!({
-        "at": uuid_ext_core::time::format_unix_ns(i128::from(at_ms) * 1_000_000),
+        "at": uuid_ext_core::timestamp::format_unix_ns(i128::from(at_ms) * 1_000_000),
         "replayed": replayed,
         "v7_before": core_horizon::v7_time(v7_before),
         "v7_after": core_horizon::v7_time(v7_after),

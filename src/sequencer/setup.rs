@@ -22,7 +22,6 @@ static CARRIED_V6: AtomicU64 = AtomicU64::new(0);
 const SEGMENT_NAME: &std::ffi::CStr = c"uuid_ext sequencer";
 
 static mut PREV_SHMEM_STARTUP_HOOK: pg_sys::shmem_startup_hook_type = None;
-#[cfg(not(any(feature = "pg13", feature = "pg14")))]
 static mut PREV_SHMEM_REQUEST_HOOK: pg_sys::shmem_request_hook_type = None;
 
 /// Asks for the shared words; from `_PG_init` in the postmaster while it
@@ -32,22 +31,13 @@ pub fn init_preloaded() {
     // SAFETY: _PG_init runs once in the postmaster before any backend
     // exists; the hooks are chained, the previous ones called first.
     unsafe {
-        #[cfg(any(feature = "pg13", feature = "pg14"))]
-        {
-            pg_sys::RequestAddinShmemSpace(std::mem::size_of::<shmem::SharedWords>());
-            pg_sys::RequestNamedLWLockTranche(locks::TRANCHE.as_ptr(), locks::N_LOCKS);
-        }
-        #[cfg(not(any(feature = "pg13", feature = "pg14")))]
-        {
-            PREV_SHMEM_REQUEST_HOOK = pg_sys::shmem_request_hook;
-            pg_sys::shmem_request_hook = Some(shmem_request);
-        }
+        PREV_SHMEM_REQUEST_HOOK = pg_sys::shmem_request_hook;
+        pg_sys::shmem_request_hook = Some(shmem_request);
         PREV_SHMEM_STARTUP_HOOK = pg_sys::shmem_startup_hook;
         pg_sys::shmem_startup_hook = Some(shmem_startup);
     }
 }
 
-#[cfg(not(any(feature = "pg13", feature = "pg14")))]
 #[pg_guard]
 unsafe extern "C-unwind" fn shmem_request() {
     // SAFETY: called by the postmaster during its shared-memory request phase.
@@ -65,7 +55,7 @@ unsafe extern "C-unwind" fn shmem_request() {
 unsafe extern "C-unwind" fn shmem_startup() {
     // SAFETY: called by the postmaster each time it (re)creates shared
     // memory, after the space asked for was reserved. AddinShmemInitLock is
-    // MainLWLockArray[21] in PostgreSQL 13 to 19 (storage/lwlocklist.h).
+    // MainLWLockArray[21] in PostgreSQL 15 to 19 (storage/lwlocklist.h).
     unsafe {
         if let Some(prev) = PREV_SHMEM_STARTUP_HOOK {
             prev();
@@ -100,7 +90,6 @@ unsafe extern "C-unwind" fn shmem_startup() {
             words.write(shmem::SharedWords::new(v7, v6));
         }
         locks::set_locks(pg_sys::GetNamedLWLockTranche(locks::TRANCHE.as_ptr()));
-        #[cfg(not(any(feature = "pg13", feature = "pg14")))]
         watermark::shmem_startup();
         pg_sys::LWLockRelease(lock);
         shmem::publish(words);

@@ -5,7 +5,7 @@
 //! (all forked from it) advances the same word: UUIDs are ordered across the
 //! whole server. Otherwise, and when a session sets
 //! `uuid_ext.monotonicity = backend`, each process uses a word of its own
-//! (`horizon.rs` hands a draw its word and limit).
+//! (`draw.rs` hands a draw its word and limit).
 //!
 //! The postmaster makes the segment, and carries the words across a crash
 //! restart (`setup.rs`). Across a full restart the horizon file carries

@@ -21,7 +21,6 @@ use std::sync::atomic::{AtomicI32, Ordering};
 
 use pgrx::pg_sys;
 use uuid_ext_core::sequencer::horizon::Limits;
-#[cfg(not(any(feature = "pg13", feature = "pg14")))]
 use uuid_ext_core::sequencer::wal::{self, Record};
 
 use crate::guc;
@@ -55,69 +54,55 @@ pub fn in_recovery() -> bool {
     in_recovery
 }
 
-#[cfg(not(any(feature = "pg13", feature = "pg14")))]
-mod rmgr {
-    use super::*;
+/// `XLOG_MARK_UNIMPORTANT` (xlog.h): the records do not count as activity,
+/// so a server that only hands out UUIDs to read-only queries does not force
+/// checkpoints or `archive_timeout` segment switches.
+const XLOG_MARK_UNIMPORTANT: u8 = 0x02;
 
-    /// `XLOG_MARK_UNIMPORTANT` (xlog.h): the records do not count as
-    /// activity, so a server that only hands out UUIDs to read-only queries
-    /// does not force checkpoints or `archive_timeout` segment switches.
-    const XLOG_MARK_UNIMPORTANT: u8 = 0x02;
-
-    /// Inserts `record`; returns where it ends.
-    pub fn insert(record: &Record) -> pg_sys::XLogRecPtr {
-        let data = record.encode();
-        // SAFETY: the insert protocol (begin, flags, data, insert), from a
-        // process that may write WAL (callers check `logging()`); the data
-        // is copied before XLogInsert returns.
-        unsafe {
-            pg_sys::XLogBeginInsert();
-            pg_sys::XLogSetRecordFlags(XLOG_MARK_UNIMPORTANT);
-            pg_sys::XLogRegisterData(data.as_ptr() as _, data.len() as _);
-            pg_sys::XLogInsert(wal::RMGR_ID, record.info())
-        }
+/// Inserts `record`; returns where it ends.
+fn insert(record: &Record) -> pg_sys::XLogRecPtr {
+    let data = record.encode();
+    // SAFETY: the insert protocol (begin, flags, data, insert), from a
+    // process that may write WAL (callers check `logging()`); the data is
+    // copied before XLogInsert returns.
+    unsafe {
+        pg_sys::XLogBeginInsert();
+        pg_sys::XLogSetRecordFlags(XLOG_MARK_UNIMPORTANT);
+        pg_sys::XLogRegisterData(data.as_ptr() as _, data.len() as _);
+        pg_sys::XLogInsert(wal::RMGR_ID, record.info())
     }
 }
 
 /// A horizon record for `limits`, flushed, when records are written now.
 pub fn log_horizon(limits: &Limits) {
-    #[cfg(not(any(feature = "pg13", feature = "pg14")))]
     if logging() {
-        let at = rmgr::insert(&Record::Horizon(*limits));
+        let at = insert(&Record::Horizon(*limits));
         // SAFETY: flushes the WAL up to our record (a primary, not in recovery).
         unsafe { pg_sys::XLogFlush(at) };
     }
-    #[cfg(any(feature = "pg13", feature = "pg14"))]
-    let _ = limits;
 }
 
 /// A reset record for the limits after it, flushed, when records are
 /// written now.
 pub fn log_reset(limits: &Limits) {
-    #[cfg(not(any(feature = "pg13", feature = "pg14")))]
     if logging() {
-        let at = rmgr::insert(&Record::Reset(*limits));
+        let at = insert(&Record::Reset(*limits));
         // SAFETY: flushes the WAL up to our record (a primary, not in recovery).
         unsafe { pg_sys::XLogFlush(at) };
     }
-    #[cfg(any(feature = "pg13", feature = "pg14"))]
-    let _ = limits;
 }
 
 /// A watermark record, when records are written now; returns where it ends.
 /// Not flushed here: the WAL writer flushes it within `wal_writer_delay`, or
 /// the next commit does.
 pub fn log_watermark(value: u64) -> Option<u64> {
-    #[cfg(not(any(feature = "pg13", feature = "pg14")))]
     if logging() {
-        let at = rmgr::insert(&Record::Watermark(value));
+        let at = insert(&Record::Watermark(value));
         // SAFETY: asks the WAL writer to flush up to `at`, as an
         // asynchronous commit does.
         unsafe { pg_sys::XLogSetAsyncXactLSN(at) };
         return Some(at);
     }
-    #[cfg(any(feature = "pg13", feature = "pg14"))]
-    let _ = value;
     None
 }
 

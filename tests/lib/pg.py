@@ -1,59 +1,12 @@
-"""Small helpers for the cluster tests: psql as a subprocess, UUID fields."""
+"""What the tests share that is no server: `ok` and `fail` lines, waiting,
+libfaketime's clock file, killing a server outright, the fields of the
+UUIDs uuid_ext makes. Servers, and psql against them, are servers.py's."""
 import os
 import re
 import signal
 import subprocess
 import sys
 import time
-
-
-def psql_path():
-    return os.environ["PSQL"]
-
-
-def q(sql, db="postgres", check=True):
-    """Runs SQL in one session; returns stdout (unaligned, tuples only)."""
-    r = subprocess.run([psql_path(), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db, "-c", sql],
-                       text=True, capture_output=True)
-    if check and r.returncode != 0:
-        fail(f"query failed: {sql}\n{r.stderr}")
-    return r.stdout.strip()
-
-
-def fresh(db):
-    """An empty database `db`, dropped first if it exists."""
-    q(f"DROP DATABASE IF EXISTS {db}")
-    q(f"CREATE DATABASE {db}")
-
-
-def q_long(sql, db="postgres"):
-    """As q, for SQL longer than a command line holds: sent on stdin."""
-    r = subprocess.run([psql_path(), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db, "-f", "-"],
-                       input=sql, text=True, capture_output=True)
-    if r.returncode != 0:
-        fail(f"query failed: {sql[:500]}...\n{r.stderr}")
-    return r.stdout.strip()
-
-
-def session(script, db="postgres"):
-    """Starts a psql session running `script`; returns the Popen."""
-    return subprocess.Popen([psql_path(), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def start(script, db="postgres"):
-    p = session(script, db)
-    p.stdin.write(script)
-    p.stdin.close()
-    return p
-
-
-def finish(p):
-    out = p.stdout.read()
-    err = p.stderr.read()
-    if p.wait() != 0:
-        fail(f"session failed:\n{err}")
-    return out
 
 
 def set_clock(path, spec):
@@ -145,6 +98,10 @@ def parse(lines):
         rows.append((int(n), int(u.replace("-", ""), 16)))
     rows.sort()
     return [u for _, u in rows]
+
+
+def uuid_int(text):
+    return int(text.replace("-", ""), 16)
 
 
 def ok(msg):

@@ -2,7 +2,7 @@
 //! `uuid_inspect`). Fields a version does not have are `None`.
 
 use crate::layout::{self, Variant};
-use crate::{gregorian, read, time, v7, Bytes};
+use crate::{timestamp, Bytes};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fields {
@@ -28,17 +28,8 @@ pub struct Fields {
 pub fn inspect(b: &Bytes) -> Fields {
     let version = layout::version(b);
     let v = u128::from_be_bytes(*b);
-    let gregorian_ns = |t: u64| (i128::from(t) - i128::from(time::GREGORIAN_TO_UNIX_100NS)) * 100;
-    let (unix_ns, rand_a, clock_seq_and_node) = match version {
-        Some(1) => (Some(gregorian_ns(gregorian::v1_time(b))), None, true),
-        Some(6) => (Some(gregorian_ns(gregorian::v6_time(b))), None, true),
-        Some(7) => {
-            let rand_a = ((v >> 64) & 0xfff) as u16;
-            let ns = i128::from(v7::unix_ms(b)) * 1_000_000 + i128::from(rand_a) * 1_000_000 / 4096;
-            (Some(ns), Some(rand_a), false)
-        }
-        _ => (None, None, false),
-    };
+    let rand_a = (version == Some(7)).then_some(((v >> 64) & 0xfff) as u16);
+    let clock_seq_and_node = matches!(version, Some(1 | 6));
     let node = clock_seq_and_node.then(|| {
         let mut n = [0u8; 6];
         n.copy_from_slice(&b[10..]);
@@ -47,8 +38,8 @@ pub fn inspect(b: &Bytes) -> Fields {
     Fields {
         version,
         variant: layout::variant(b),
-        unix_us: read::unix_us(b),
-        unix_ns,
+        unix_us: timestamp::unix_us(b),
+        unix_ns: timestamp::unix_ns(b),
         rand_a,
         clock_seq: clock_seq_and_node.then_some(((v >> 48) & 0x3fff) as u16),
         node,

@@ -11,11 +11,12 @@
 //! | 80-127 | `node`      | 48 CSPRNG bits, fresh for each UUID, multicast bit set (§6.10) |
 //!
 //! The time is the count of 100 ns intervals since 1582-10-15 00:00 UTC
-//! ([`crate::gregorian`]). That 60-bit count is UUIDv6's *sequence word*:
+//! ([`crate::timestamp`]). That 60-bit count is UUIDv6's *sequence word*:
 //! the sequencer hands it out, one tick per UUID, and the most significant
 //! bits come first, so UUIDs compare as their words do.
 
-use crate::{gregorian, layout, time::GREGORIAN_TO_UNIX_100NS, Bytes};
+use crate::timestamp::{self, GREGORIAN_TO_UNIX_100NS};
+use crate::{layout, Bytes};
 
 pub const VERSION: u8 = 6;
 /// The last 60-bit time, 5236-03-31 21:21:00.6846975 UTC. One more is out of
@@ -63,7 +64,7 @@ pub fn from_parts(time_100ns: u64, clock_seq: u16, node: u64) -> Bytes {
 
 /// The 60-bit time (the sequence word) of a UUIDv6.
 pub fn word(b: &Bytes) -> u64 {
-    gregorian::v6_time(b)
+    timestamp::v6_time(b)
 }
 
 /// The ticks of the microsecond holding Unix time `unix_us`: its first and
@@ -92,14 +93,14 @@ pub fn upper_bound(unix_us: i64) -> Option<Bytes> {
 /// `None` when `b` is not a UUIDv1.
 pub fn from_v1(b: &Bytes) -> Option<Bytes> {
     (layout::version(b) == Some(1))
-        .then(|| with_time(b, v6_time_fields(gregorian::v1_time(b)), VERSION))
+        .then(|| with_time(b, v6_time_fields(timestamp::v1_time(b)), VERSION))
 }
 
 /// The UUIDv1 of a UUIDv6, the inverse of [`from_v1`]. `None` when `b` is
 /// not a UUIDv6.
 pub fn to_v1(b: &Bytes) -> Option<Bytes> {
     (layout::version(b) == Some(VERSION))
-        .then(|| with_time(b, v1_time_fields(gregorian::v6_time(b)), 1))
+        .then(|| with_time(b, v1_time_fields(timestamp::v6_time(b)), 1))
 }
 
 /// The first 64 bits of a UUIDv6 (time and version 0) for a 60-bit time.

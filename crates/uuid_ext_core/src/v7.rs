@@ -14,7 +14,7 @@
 //! [`from_word`] lays one out with its random bits. Byte order is the word's
 //! order, so UUIDs compare as their words do.
 
-use crate::{layout, time, Bytes};
+use crate::{layout, timestamp, Bytes};
 
 pub const VERSION: u8 = 7;
 pub const FRACTION_BITS: u32 = 12;
@@ -23,7 +23,7 @@ pub const RANDOM_BITS: u32 = 58;
 /// Sequence-word units in one millisecond: 4096 fractions of 16 counter steps.
 pub const WORD_UNITS_PER_MS: u64 = 1 << (FRACTION_BITS + COUNTER_BITS);
 /// The last word: the last counter step of the last fraction of
-/// [`time::MAX_UNIX_MS`]. One more is out of range, never a wrap.
+/// [`timestamp::MAX_UNIX_MS`]. One more is out of range, never a wrap.
 pub const MAX_WORD: u64 = u64::MAX;
 
 const RANDOM_MASK: u64 = (1 << RANDOM_BITS) - 1;
@@ -34,8 +34,8 @@ const TAIL_MASK: u128 = (1 << 80) - 1;
 /// millisecond, its sub-millisecond fraction, counter 0.
 pub fn candidate(unix_ns: u64) -> u64 {
     // u64 nanoseconds end in 2554, well inside the 48-bit millisecond field.
-    let ms = unix_ns / time::NS_PER_MS;
-    let fraction = (unix_ns % time::NS_PER_MS) * (1 << FRACTION_BITS) / time::NS_PER_MS;
+    let ms = unix_ns / timestamp::NS_PER_MS;
+    let fraction = (unix_ns % timestamp::NS_PER_MS) * (1 << FRACTION_BITS) / timestamp::NS_PER_MS;
     (ms << (FRACTION_BITS + COUNTER_BITS)) | (fraction << COUNTER_BITS)
 }
 
@@ -55,7 +55,7 @@ pub fn from_word(word: u64, random: u64) -> Bytes {
 
 /// Lays out the fields one by one; values wider than their field are cut to it.
 pub fn from_parts(unix_ms: u64, fraction: u16, counter: u8, random: u64) -> Bytes {
-    let word = ((unix_ms & time::MAX_UNIX_MS) << (FRACTION_BITS + COUNTER_BITS))
+    let word = ((unix_ms & timestamp::MAX_UNIX_MS) << (FRACTION_BITS + COUNTER_BITS))
         | ((u64::from(fraction) & 0xfff) << COUNTER_BITS)
         | (u64::from(counter) & 0xf);
     from_word(word, random)
@@ -70,15 +70,10 @@ pub fn word(b: &Bytes) -> u64 {
     (ms << (FRACTION_BITS + COUNTER_BITS)) | (fraction << COUNTER_BITS) | counter
 }
 
-/// `unix_ts_ms`, the first 48 bits.
-pub fn unix_ms(b: &Bytes) -> u64 {
-    (u128::from_be_bytes(*b) >> 80) as u64
-}
-
 /// A UUIDv7 of millisecond `unix_ms` whose other 74 free bits are taken from
 /// `tail` (its low 80 bits; version and variant are written over).
 pub fn from_ms_and_tail(unix_ms: u64, tail: u128) -> Bytes {
-    debug_assert!(unix_ms <= time::MAX_UNIX_MS);
+    debug_assert!(unix_ms <= timestamp::MAX_UNIX_MS);
     let v = (u128::from(unix_ms) << 80) | (tail & TAIL_MASK);
     layout::set_version(v.to_be_bytes(), VERSION)
 }
@@ -111,7 +106,7 @@ mod tests {
 
     #[test]
     fn rfc_vector_fields() {
-        assert_eq!(unix_ms(&RFC_V7), 1_645_557_742_000);
+        assert_eq!(timestamp::v7_unix_ms(&RFC_V7), 1_645_557_742_000);
         assert_eq!(layout::version(&RFC_V7), Some(7));
         // rand_a = 0xCC3, rand_b = 0x18C4DC0C0C07398F: counter 0b0110, then 58 bits.
         assert_eq!(
@@ -156,7 +151,7 @@ mod tests {
         );
         assert!(lo < RFC_V7 && RFC_V7 < hi);
         assert_eq!(
-            u128::from_be_bytes(upper_bound(time::MAX_UNIX_MS)),
+            u128::from_be_bytes(upper_bound(timestamp::MAX_UNIX_MS)),
             0xFFFFFFFF_FFFF_7FFF_BFFF_FFFFFFFFFFFF
         );
         assert_eq!(

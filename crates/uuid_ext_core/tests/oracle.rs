@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use uuid::{Timestamp, Uuid};
-use uuid_ext_core::{gregorian, layout, read, v5, v6, v7, v8};
+use uuid_ext_core::{layout, timestamp, v5, v6, v7, v8};
 
 const MAX_60: u64 = (1 << 60) - 1;
 
@@ -21,8 +21,8 @@ proptest! {
         prop_assert_eq!(v6::from_parts(ticks, clock_seq, node_u64), theirs_v6);
         prop_assert_eq!(v6::from_v1(&theirs_v1), Some(theirs_v6));
         prop_assert_eq!(v6::to_v1(&theirs_v6), Some(theirs_v1));
-        prop_assert_eq!(gregorian::v1_time(&theirs_v1), ticks);
-        prop_assert_eq!(gregorian::v6_time(&theirs_v6), ticks);
+        prop_assert_eq!(timestamp::v1_time(&theirs_v1), ticks);
+        prop_assert_eq!(timestamp::v6_time(&theirs_v6), ticks);
     }
 
     /// The crate reads our generated UUIDv6s' time as we do.
@@ -34,7 +34,7 @@ proptest! {
         prop_assert_eq!(u64::from(clock_seq), (random >> 48) & 0x3fff);
         let (secs, nanos) = Uuid::from_bytes(ours).get_timestamp().unwrap().to_unix();
         let us = secs as i64 * 1_000_000 + i64::from(nanos / 1000);
-        prop_assert_eq!(read::unix_us(&ours), Some(us));
+        prop_assert_eq!(timestamp::unix_us(&ours), Some(us));
     }
 
     /// The crate reads our UUIDv7s' millisecond as we do.
@@ -43,8 +43,8 @@ proptest! {
         let ours = v7::from_word(word, random);
         let (secs, nanos) = Uuid::from_bytes(ours).get_timestamp().unwrap().to_unix();
         let ms = secs * 1000 + u64::from(nanos / 1_000_000);
-        prop_assert_eq!(ms, v7::unix_ms(&ours));
-        prop_assert_eq!(read::unix_us(&ours), Some(ms as i64 * 1000));
+        prop_assert_eq!(ms, timestamp::v7_unix_ms(&ours));
+        prop_assert_eq!(timestamp::unix_us(&ours), Some(ms as i64 * 1000));
         prop_assert_eq!(Uuid::from_bytes(ours).get_version_num(), 7);
     }
 

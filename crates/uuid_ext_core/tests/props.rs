@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use std::sync::atomic::AtomicU64;
-use uuid_ext_core::{gregorian, layout, sequencer, time, v7};
+use uuid_ext_core::{layout, sequencer, timestamp, v7};
 
 proptest! {
     #[test]
@@ -11,7 +11,7 @@ proptest! {
         prop_assert_eq!(v7::word(&b), word);
         prop_assert_eq!(layout::version(&b), Some(7));
         prop_assert_eq!(layout::variant(&b), layout::Variant::Rfc9562);
-        prop_assert_eq!(v7::unix_ms(&b), word >> 16);
+        prop_assert_eq!(timestamp::v7_unix_ms(&b), word >> 16);
     }
 
     #[test]
@@ -32,7 +32,7 @@ proptest! {
         let b = v7::from_word(word, random);
         let ms = word >> 16;
         prop_assert!(v7::lower_bound(ms) <= b && b <= v7::upper_bound(ms));
-        if ms < time::MAX_UNIX_MS {
+        if ms < timestamp::MAX_UNIX_MS {
             prop_assert!(b < v7::lower_bound(ms + 1));
         }
     }
@@ -55,8 +55,8 @@ proptest! {
 
     #[test]
     fn gregorian_time_is_truncated_not_rounded(t in 0u64..(1 << 60)) {
-        let us = gregorian::unix_us(t);
-        let back = (us + (time::GREGORIAN_TO_UNIX_100NS / 10) as i64) as u64 * 10;
+        let us = timestamp::unix_us_of_gregorian(t);
+        let back = (us + (timestamp::GREGORIAN_TO_UNIX_100NS / 10) as i64) as u64 * 10;
         prop_assert!(back <= t && t < back + 10);
     }
 

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use sha2::{Digest, Sha256};
 
-use crate::{time, v6, v7};
+use crate::{timestamp, v6, v7};
 
 /// A sequencer word's durable limit.
 pub trait Horizon {
@@ -189,12 +189,12 @@ pub fn encode(limits: &Limits) -> String {
 
 /// The millisecond a UUIDv7 word carries, as UTC text.
 pub fn v7_time(word: u64) -> String {
-    time::format_unix_ns(i128::from(word / v7::WORD_UNITS_PER_MS) * 1_000_000)
+    timestamp::format_unix_ns(i128::from(word / v7::WORD_UNITS_PER_MS) * 1_000_000)
 }
 
 /// The time a UUIDv6 word (100 ns since 1582) carries, as UTC text.
 pub fn v6_time(word: u64) -> String {
-    time::format_unix_ns((i128::from(word) - i128::from(time::GREGORIAN_TO_UNIX_100NS)) * 100)
+    timestamp::format_unix_ns(timestamp::unix_ns_of_gregorian(word))
 }
 
 /// Why a file's contents were not accepted.

@@ -8,8 +8,8 @@
 //! round into a warning when it passes a threshold, repeated at a bounded
 //! rate while it lasts, and a note when it ends.
 
-use crate::time::NS_PER_MS;
-use crate::{time, v7};
+use crate::timestamp::{self, NS_PER_MS};
+use crate::v7;
 
 /// How many milliseconds the UUIDv7 word's time is ahead of `now_ns`
 /// (0 when it is not ahead).
@@ -20,7 +20,7 @@ pub fn v7_ms(word: u64, now_ns: u64) -> u64 {
 /// How many milliseconds the UUIDv6 word's time (100 ns ticks since
 /// 1582-10-15) is ahead of `now_ns` (0 when it is not ahead).
 pub fn v6_ms(word: u64, now_ns: u64) -> u64 {
-    let word_ns = u128::from(word.saturating_sub(time::GREGORIAN_TO_UNIX_100NS)) * 100;
+    let word_ns = u128::from(word.saturating_sub(timestamp::GREGORIAN_TO_UNIX_100NS)) * 100;
     let lead_ns = word_ns.saturating_sub(u128::from(now_ns));
     u64::try_from(lead_ns / u128::from(NS_PER_MS)).unwrap_or(u64::MAX)
 }
@@ -116,7 +116,7 @@ mod tests {
         );
         assert_eq!(v6_ms(v6::candidate(NOW_NS - NS_PER_MS), NOW_NS), 0);
         assert_eq!(v6_ms(0, NOW_NS), 0);
-        assert_eq!(v7_ms(v7::MAX_WORD, 0), time::MAX_UNIX_MS);
+        assert_eq!(v7_ms(v7::MAX_WORD, 0), timestamp::MAX_UNIX_MS);
     }
 
     #[test]

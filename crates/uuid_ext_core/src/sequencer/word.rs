@@ -208,7 +208,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::v7;
+    use crate::{timestamp, v7};
 
     #[test]
     fn follows_the_clock_when_it_moves_forward() {
@@ -257,7 +257,7 @@ mod tests {
         let next = s.next(&word, ms << 16, v7::MAX_WORD).unwrap();
         assert_eq!(next, (ms + 1) << 16);
         let b = v7::from_word(next, 0);
-        assert_eq!(v7::unix_ms(&b), ms + 1);
+        assert_eq!(timestamp::v7_unix_ms(&b), ms + 1);
         assert!(v7::from_word(edge, u64::MAX) < b);
     }
 

@@ -1,0 +1,112 @@
+"""What the runner (tests/run.py) hands each test: one `Test` object that
+says which PostgreSQL, where to work, and gives it its servers.
+
+A test is a function `main(t)`. It reports with `ok()` and `fail()` of
+pg.py (a FAIL line, then SystemExit), and raises `Skip("why")` when it
+cannot run here (a missing tool, not root); the runner counts each.
+"""
+import os
+import shutil
+
+from servers import Server
+
+
+class Skip(Exception):
+    """The test cannot run here; the message says why."""
+
+
+class Run:
+    """One run of the runner: the PostgreSQL installations under test, the
+    machine, the work directory, and every server started, which it stops
+    at the end."""
+
+    def __init__(self, pgs, host, work, base_port=55400, outside=""):
+        self.pgs = sorted(pgs, key=lambda p: (p.major, p.release))
+        self.host = host
+        self.work = work
+        self.outside = outside
+        self._port = base_port
+        self._servers = []
+        self._shared = {}
+        self.host.make_dir(work)
+
+    def port(self):
+        """A port number no other server of this run has. (Servers listen on
+        Unix sockets in directories of their own; the number names the socket.)"""
+        self._port += 1
+        return self._port
+
+    def shown(self, path):
+        """`path` as a reader outside the chroot this run may be in finds it."""
+        return self.outside + path if self.outside else path
+
+    def started(self, srv):
+        if srv not in self._servers:
+            self._servers.append(srv)
+
+    def server(self, pg, dir, name, clock=False):
+        if clock and not self.host.faketime:
+            raise Skip("needs libfaketime (Debian: apt install libfaketime), which moves the servers' clocks")
+        return Server(self.host, pg, name, dir, self.port(), clock=clock, on_start=self.started)
+
+    def shared(self, pg):
+        """The server the layers of one PostgreSQL share: the library preloaded,
+        prepared transactions allowed; started at the first call."""
+        srv = self._shared.get(pg.pg_config)
+        if srv is None or not srv.running():
+            srv = self.server(pg, os.path.join(self.work, f"shared{pg.major}"), f"shared server {pg.release}")
+            srv.create("shared_preload_libraries = 'uuid_ext'", "max_prepared_transactions = 64")
+            self._shared[pg.pg_config] = srv
+        return srv
+
+    def test(self, pg, layer, name):
+        return Test(self, pg, os.path.join(self.work, f"{layer}-{name}-{pg.release if pg else 'any'}"))
+
+    def stop_all(self):
+        for srv in reversed(self._servers):
+            try:
+                srv.stop_quietly()
+            except SystemExit:
+                pass
+        self._servers.clear()
+        self._shared.clear()
+
+
+class Test:
+    """One test's world: `pg` the PostgreSQL under test (an Installation),
+    `dir` a fresh directory of its own, `pgs` every PostgreSQL of the run,
+    `host` how servers run here."""
+
+    def __init__(self, run, pg, dir):
+        self.run = run
+        self.pg = pg
+        self.pgs = run.pgs
+        self.host = run.host
+        self.dir = dir
+        shutil.rmtree(dir, ignore_errors=True)
+        self.host.make_dir(dir)
+
+    def server(self, name, pg=None, clock=False):
+        """A new server `name` (not yet made: `initdb`, `create`), in a
+        directory of its own under this test's; `pg` another PostgreSQL of
+        the run; `clock=True` under libfaketime (else Skip)."""
+        return self.run.server(pg or self.pg, os.path.join(self.dir, name), name, clock=clock)
+
+    def shared(self):
+        """The preloaded server this PostgreSQL's layers share."""
+        return self.run.shared(self.pg)
+
+    def path(self, *parts):
+        return os.path.join(self.dir, *parts)
+
+    @property
+    def dumps(self):
+        """A directory kept across the run's tests and PostgreSQL versions
+        (and across runs: scripts/test carries it into the chroot)."""
+        d = os.path.join(self.run.work, "dumps")
+        self.host.make_dir(d)
+        return d
+
+    def need(self, condition, reason):
+        if not condition:
+            raise Skip(reason)
