@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """docs/clients.md shows only code that a client test runs.
 
-Each ```python block follows a line `<!-- readme-test: python=FILE -->`
-(the docs checker, tests/readme/check.py, reads the same marker); each
+Each ```python block follows a line `<!-- doc-test: python=FILE -->`
+(the docs checker, tests/docs/check.py, reads the same marker); each
 ```js and ```java block is followed, after any further blocks of its
 language, by a line linking the test file (`From [FILE](../FILE)`). Every
 non-blank line of a block must be a line of that file (leading and trailing
@@ -33,7 +33,7 @@ def blocks(lines):
 
 def source_of(lines, lang, start, after):
     if lang == "python":
-        m = re.match(r"\s*<!--\s*readme-test:\s*python=(\S+)\s*-->", lines[start - 1]) if start else None
+        m = re.match(r"\s*<!--\s*doc-test:\s*python=(\S+)\s*-->", lines[start - 1]) if start else None
         return m.group(1) if m else None
     # The first line of prose after the block (and after any blocks that go on
     # with the same example) names the file.

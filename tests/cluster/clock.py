@@ -1,6 +1,6 @@
-#!/usr/bin/env python3
-"""When the clock lies (docs/operations.md, "When the clock lies"): the
-clock ten years ahead for a few seconds, then corrected.
+"""When the clock lies: the clock ten years ahead for a few seconds, then corrected.
+
+What docs/operations.md, "When the clock lies", says.
 
 A primary (`uuid_ext.durable_wal = on`) and a streaming standby, each under
 libfaketime with a clock of its own; writers insert rows with a UUIDv7 and a
@@ -34,8 +34,8 @@ watermark as the docs say.
     jumped, through the archived WAL: the 2036 horizon records, then the
     reset; its keys carry the clock.
 
-Env: PGBIN, UUID_EXT_USER, FAKETIME_LIB; WORK (a directory of its own);
-BASE_PORT (this test uses the next three ports). Runs with psycopg 3.
+Starts its own servers under libfaketime (the primary archives into its
+test directory's archive/); needs psycopg 3.
 """
 import os
 import re
@@ -43,24 +43,16 @@ import time
 
 import psycopg
 
-import sys
+from pg import fail, horizon_words, ok, unix_ms, uuid_int, wait_for
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
-from pg import fail, horizon_words, ok, unix_ms, wait_for
-from servers import Server, make_dir, uuid_int
-
-WORK = os.environ["WORK"]
-BASE_PORT = int(os.environ["BASE_PORT"])
-ARCHIVE = os.path.join(WORK, "archive")
 YEAR_MS = 365 * 86_400_000
 AHEAD = "+3650d"
+# The years the keys carry: this year's, and ten years on (the docs' 2026 and 2036).
+NOW_YEAR = str(time.gmtime().tm_year)
+AHEAD_YEAR = str(time.gmtime(time.time() + 3650 * 86_400).tm_year)
 WARNING = re.compile(r"WARNING:  uuid_ext: the UUIDv(7|6) sequencer( horizon read from \"uuid_ext.horizon\")? "
                      r"is (\d+) days [0-9:.]+ ahead of the clock\n.*DETAIL:  New UUIDv\1 values carry "
                      r"(\d{4})-.*; the clock reads (\d{4})-.*\n.*HINT:  .*uuid_ext_sequencer_reset\(\)")
-
-
-def server(name, n):
-    return Server(name, os.path.join(WORK, name), BASE_PORT + n)
 
 
 def connect(srv):
@@ -153,23 +145,23 @@ def insert(conn, count=1):
     conn.execute(f"INSERT INTO t (n) SELECT nextval('t_n') FROM generate_series(1, {count})")
 
 
-def main():
-    make_dir(WORK)
-    make_dir(ARCHIVE)
-    p, s, b = server("primary", 0), server("standby", 1), server("restored", 2)
+def main(t):
+    archive = t.path("archive")
+    t.host.make_dir(archive)
+    p, s, b = t.server("primary", clock=True), t.server("standby", clock=True), t.server("restored", clock=True)
     try:
-        run(p, s, b)
+        run(p, s, b, archive)
     finally:
         for srv in (p, s, b):
             srv.stop_quietly()
 
 
-def run(p, s, b):
+def run(p, s, b, archive):
     # No timed checkpoint: the crash of 6 replays the WAL from the restart
     # of 1 on, with the 2036 horizon records before the reset.
     p.initdb("shared_preload_libraries = 'uuid_ext'", "uuid_ext.durable_wal = on", "wal_level = replica",
              "max_wal_senders = 4", "fsync = on", "checkpoint_timeout = '1h'", "archive_mode = on",
-             f"archive_command = 'cp %p {ARCHIVE}/%f'")
+             f"archive_command = 'cp %p {archive}/%f'")
     p.start()
     p.q("CREATE EXTENSION uuid_ext")
     p.q("CREATE SEQUENCE t_n; CREATE TABLE t (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), "
@@ -206,8 +198,8 @@ def run(p, s, b):
              "the horizon worker's WARNING for UUIDv7 and UUIDv6", timeout=30)
     waited = time.time() - t0
     m = next(m for m in warnings(p, log_at) if m.group(1) == "7")
-    if not (3649 <= int(m.group(3)) <= 3650 and m.group(4) == "2036" and m.group(5) == "2026"):
-        fail(f"the WARNING does not name ten years, 2036 and 2026:\n{m.group(0)}")
+    if not (3649 <= int(m.group(3)) <= 3650 and m.group(4) == AHEAD_YEAR and m.group(5) == NOW_YEAR):
+        fail(f"the WARNING does not name ten years, {AHEAD_YEAR} and {NOW_YEAR}:\n{m.group(0)}")
     lead = p.q("SELECT uuid_ext_info() -> 'ahead_of_clock_ms' ->> 'v7'")
     if int(lead) < 3649 * 86_400_000:
         fail(f"uuid_ext_info() says the UUIDv7 sequencer is {lead} ms ahead, not ten years")
@@ -252,9 +244,9 @@ def run(p, s, b):
     log_at = len(p.log_text())
     rows = p.q("SELECT version || ' ' || extract(year FROM before) || ' ' || extract(year FROM after) "
                "FROM uuid_ext_sequencer_reset() ORDER BY version DESC").splitlines()
-    if rows != ["7 2036 2026", "6 2036 2026"]:
-        fail(f"uuid_ext_sequencer_reset() returned {rows}, not 2036 before and 2026 after for v7 and v6")
-    if 'reset to the clock by role "postgres": UUIDv7 from 2036-' not in p.log_text()[log_at:]:
+    if rows != [f"7 {AHEAD_YEAR} {NOW_YEAR}", f"6 {AHEAD_YEAR} {NOW_YEAR}"]:
+        fail(f"uuid_ext_sequencer_reset() returned {rows}, not {AHEAD_YEAR} before and {NOW_YEAR} after for v7 and v6")
+    if f'reset to the clock by role "postgres": UUIDv7 from {AHEAD_YEAR}-' not in p.log_text()[log_at:]:
         fail(f"the reset and its caller are not in the log:\n{p.log_tail()}")
     after = [uuid_int(str(writer.execute("SELECT uuid_generate_v7()").fetchone()[0])),
              uuid_int(str(writer.execute("SELECT uuid_generate_v6()").fetchone()[0])),
@@ -308,8 +300,8 @@ def run(p, s, b):
     # base backup made before the jump, through the whole archive.
     seg = p.q("SELECT pg_walfile_name(pg_current_wal_lsn())")
     p.q("SELECT pg_switch_wal()")
-    wait_for(lambda: os.path.exists(os.path.join(ARCHIVE, seg)), f"{seg} to be archived")
-    b.configure("archive_mode = off", f"restore_command = 'cp {ARCHIVE}/%f %p'",
+    wait_for(lambda: os.path.exists(os.path.join(archive, seg)), f"{seg} to be archived")
+    b.configure("archive_mode = off", f"restore_command = 'cp {archive}/%f %p'",
                 "recovery_target_action = 'promote'")
     open(os.path.join(b.data, "recovery.signal"), "w").close()
     b.start()
@@ -349,7 +341,3 @@ def run(p, s, b):
     must_be_at_clock(new_keys(p), "after a clean restart")
     p.stop()
     ok("a clean restart of the primary after the reset: keys carry the clock")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,5 +1,6 @@
-#!/usr/bin/env python3
-"""Real concurrent sessions and parallel workers generating UUIDv7s, then
+"""Concurrent sessions and parallel workers on the shared sequencers (v7, v6).
+
+Real concurrent sessions and parallel workers generating UUIDv7s, then
 UUIDv6s, then UUIDv7s from uuid_generate_v7() and PostgreSQL 18's name
 uuidv7() in alternate sessions, at the same time, on a cluster that
 preloads uuid_ext (docs/ordering.md#the-sequencer, docs/design.md#randomness).
@@ -13,35 +14,33 @@ words are shared there without asserting on the number. In both, the random
 bits never repeat across sessions: the generator seeded in the postmaster
 re-seeds after fork.
 
-Env: PSQL, PGHOST, PGPORT, PGUSER; PG_MAJOR.
+Runs on the shared server.
 """
-import os
 import threading
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
-from pg import GENERATORS, fail, finish, ok, parse, q, random_bits, start, wait_for, word
+from pg import GENERATORS, fail, ok, parse, random_bits, wait_for, word
+from servers import finish
 
 SESSIONS = 4
 PER_SESSION = 250_000
 LOCK = 7_700_001
 
 
-def run_sessions(mode, gen):
+def run_sessions(srv, mode, gen):
     """SESSIONS sessions held at an advisory-lock barrier, then released at
     once to generate PER_SESSION UUIDs each in a tight loop; `gen` is the
     call, or a list of calls the sessions take in turn."""
     gens = gen if isinstance(gen, list) else [gen]
-    holder = start(f"SELECT pg_advisory_lock({LOCK}); SELECT pg_sleep(600);")
-    wait_for(lambda: q(f"SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = {LOCK} AND granted") == "1",
-             "the barrier")
+    holder = srv.start_script(f"SELECT pg_advisory_lock({LOCK}); SELECT pg_sleep(600);")
+    wait_for(lambda: srv.q(f"SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = {LOCK} "
+                           "AND granted") == "1", "the barrier")
     script = (f"SET uuid_ext.monotonicity = '{mode}';\n"
               f"SELECT pg_advisory_lock_shared({LOCK}) \\g /dev/null\n"
               "COPY (SELECT n, {gen} FROM generate_series(1, {n}) AS n) TO STDOUT WITH (DELIMITER '|');\n")
-    procs = [start(script.format(gen=gens[i % len(gens)], n=PER_SESSION)) for i in range(SESSIONS)]
-    wait_for(lambda: q(f"SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = {LOCK} AND NOT granted")
-             == str(SESSIONS), "every session at the barrier")
-    q(f"SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = {LOCK} AND granted")
+    procs = [srv.start_script(script.format(gen=gens[i % len(gens)], n=PER_SESSION)) for i in range(SESSIONS)]
+    wait_for(lambda: srv.q(f"SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = {LOCK} "
+                           "AND NOT granted") == str(SESSIONS), "every session at the barrier")
+    srv.q(f"SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = {LOCK} AND granted")
     holder.wait()
     outs = [None] * SESSIONS
     threads = [threading.Thread(target=lambda i=i: outs.__setitem__(i, finish(procs[i]))) for i in range(SESSIONS)]
@@ -74,17 +73,17 @@ def check_common(mode, sessions):
     return len(words) - len(set(words))
 
 
-def parallel_workers(mode, gen, label):
-    force = "force_parallel_mode" if int(os.environ["PG_MAJOR"]) < 16 else "debug_parallel_query"
+def parallel_workers(srv, mode, gen, label):
+    force = "force_parallel_mode" if srv.pg.major < 16 else "debug_parallel_query"
     settings = (f"SET uuid_ext.monotonicity = '{mode}'; SET {force} = on; SET parallel_setup_cost = 0; "
                 "SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; "
                 "SET max_parallel_workers_per_gather = 2;\n")
     query = f"SELECT n, {gen} FROM par_src"
-    plan = q(settings + f"EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) {query}")
+    plan = srv.q(settings + f"EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) {query}")
     if "Workers Launched: 2" not in plan:
         fail(f"{label}: the parallel plan did not launch 2 workers:\n{plan}")
-    out = q(settings + f"COPY ({query}) TO STDOUT WITH (DELIMITER '|')")
-    plan_after = q(settings + f"EXPLAIN (COSTS OFF) {query}")
+    out = srv.q(settings + f"COPY ({query}) TO STDOUT WITH (DELIMITER '|')")
+    plan_after = srv.q(settings + f"EXPLAIN (COSTS OFF) {query}")
     if "Gather" not in plan_after:
         fail(f"{label}: no Gather in the plan")
     us = [int(line.split("|")[1].replace("-", ""), 16) for line in out.splitlines()]
@@ -98,43 +97,40 @@ def parallel_workers(mode, gen, label):
     return len(words) - len(set(words))
 
 
-def main():
-    q("CREATE EXTENSION IF NOT EXISTS uuid_ext")
-    info = q("SELECT uuid_ext_info() ->> 'sequencer'")
+def main(t):
+    srv = t.shared()
+    srv.q("CREATE EXTENSION IF NOT EXISTS uuid_ext")
+    info = srv.q("SELECT uuid_ext_info() ->> 'sequencer'")
     if info != "shared":
         fail(f"uuid_ext_info() says sequencer = {info} on a preloaded cluster")
 
-    q("DROP TABLE IF EXISTS par_src; CREATE TABLE par_src AS SELECT generate_series(1, 300000) AS n; "
-      "ALTER TABLE par_src SET (parallel_workers = 2); ANALYZE par_src")
+    srv.q("DROP TABLE IF EXISTS par_src; CREATE TABLE par_src AS SELECT generate_series(1, 300000) AS n; "
+          "ALTER TABLE par_src SET (parallel_workers = 2); ANALYZE par_src")
     for v, gen in GENERATORS.items():
         print(f"-- UUIDv{v}: {gen}", flush=True)
-        shared = check_common(f"v{v} shared", run_sessions("shared", gen))
+        shared = check_common(f"v{v} shared", run_sessions(srv, "shared", gen))
         if shared:
             fail(f"v{v} shared: {shared} UUIDs share the sequencer's word with another")
         ok(f"v{v} shared: no two UUIDs of the run share the sequencer's word")
-        backend = check_common(f"v{v} backend", run_sessions("backend", gen))
+        backend = check_common(f"v{v} backend", run_sessions(srv, "backend", gen))
         print(f"info v{v} backend: {backend} UUIDs share the sequencer's word with one from another session "
               "(not asserted: what the shared word prevents)", flush=True)
 
-        shared = parallel_workers("shared", gen, f"v{v} shared")
+        shared = parallel_workers(srv, "shared", gen, f"v{v} shared")
         if shared:
             fail(f"v{v} shared: {shared} UUIDs from parallel workers share the sequencer's word")
         ok(f"v{v} shared: parallel workers never share the sequencer's word")
-        backend = parallel_workers("backend", gen, f"v{v} backend")
+        backend = parallel_workers(srv, "backend", gen, f"v{v} backend")
         print(f"info v{v} backend: {backend} UUIDs from parallel workers share the sequencer's word (not asserted)",
               flush=True)
     # PostgreSQL 18's name, schema-qualified (on 18 an unqualified call is
     # core's): half the sessions call it, half uuid_generate_v7(); one word.
     mixed = ["uuid_generate_v7()", "public.uuidv7()"]
     print(f"-- UUIDv7: {' and '.join(mixed)}, in turn", flush=True)
-    shared = check_common("v7 shared, two names", run_sessions("shared", mixed))
+    shared = check_common("v7 shared, two names", run_sessions(srv, "shared", mixed))
     if shared:
         fail(f"v7 shared, two names: {shared} UUIDs share the sequencer's word with another")
     ok("v7 shared, two names: uuidv7() and uuid_generate_v7() never share the sequencer's word")
-    backend = check_common("v7 backend, two names", run_sessions("backend", mixed))
+    backend = check_common("v7 backend, two names", run_sessions(srv, "backend", mixed))
     print(f"info v7 backend, two names: {backend} UUIDs share the sequencer's word (not asserted)", flush=True)
-    q("DROP TABLE par_src")
-
-
-if __name__ == "__main__":
-    main()
+    srv.q("DROP TABLE par_src")

@@ -1,6 +1,7 @@
-#!/usr/bin/env python3
-"""The faults a DBA meets, with what the user sees (docs/operations.md,
-"Troubleshooting"): no committed row and no order is lost in any of them.
+"""The faults a DBA meets: a full disk, the horizon worker stopped or killed, cancels; nothing lost.
+
+What the user sees in each (docs/operations.md, "Troubleshooting"): no
+committed row and no order is lost in any of them.
 
  1. A full disk when the horizon must be written: the data directory on a
     48 MB tmpfs of its own (a private mount namespace: nothing of it is
@@ -18,26 +19,18 @@
     transactions hold commit-watermark announcements: the watermark moves
     past their keys at once.
 
-Env: PGBIN, UUID_EXT_USER, FAKETIME_LIB; WORK (a directory of its own);
-BASE_PORT (this test uses the next two ports). Runs with psycopg 3.
+Starts its own servers (the full disk's through servers.py's
+start_in_tmpfs: as root `unshare -m`, otherwise a user namespace); needs
+psycopg 3.
 """
 import os
 import signal
-import subprocess
 import threading
 import time
 
 import psycopg
 
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
-from pg import fail, ok, wait_for
-from servers import USER, Server, make_dir, uuid_int
-
-WORK = os.environ["WORK"]
-BASE_PORT = int(os.environ["BASE_PORT"])
-PGBIN = os.environ["PGBIN"]
+from pg import fail, ok, uuid_int, wait_for
 
 
 def connect(srv, autocommit=True):
@@ -52,59 +45,10 @@ def info(conn, field):
     return conn.execute(f"SELECT uuid_ext_info() ->> '{field}'").fetchone()[0]
 
 
-def postmaster_pid(srv):
-    """From the socket's lock file (the data directory may be out of sight)."""
-    with open(os.path.join(srv.dir, f".s.PGSQL.{srv.port}.lock")) as f:
-        return int(f.readline())
-
-
 # --- 1. a full disk ------------------------------------------------------------
-class TmpfsServer(Server):
-    """A server whose data directory is a size-limited tmpfs in a mount
-    namespace of its own, made by `unshare -m` and alive as long as the
-    server: from outside, the directory is empty."""
-
-    def start_in_tmpfs(self, size="48m"):
-        self.fresh_dir()
-        make_dir(self.data)
-        wal = os.path.join(self.dir, "wal")
-        b = lambda p: os.path.join(PGBIN, p)  # noqa: E731
-        conf = "\n".join([f"port = {self.port}", "listen_addresses = ''",
-                          f"unix_socket_directories = '{self.dir}'", "max_connections = 20",
-                          "shared_preload_libraries = 'uuid_ext'", "fsync = on"])
-        script = f"""set -e
-mount -t tmpfs -o size={size},mode=0700 uuid_ext_full {self.data}
-chown {USER} {self.data}
-sudo -u {USER} -H {b('initdb')} -D {self.data} -X {wal} -U postgres -A trust -E UTF8 --locale=C --no-sync >/dev/null
-printf '%s\\n' "{conf}" >> {self.data}/postgresql.conf
-sudo -u {USER} -H {b('pg_ctl')} -D {self.data} -l {self.log} -w -t 60 start >/dev/null
-"""
-        # Private, so the mount never reaches the machine's namespace. In the
-        # chroot, whose root is no mount point, propagation cannot be changed
-        # (EINVAL), and needs no change: scripts/chroot runs everything in a
-        # private namespace already.
-        propagation = "unchanged" if os.path.exists("/etc/uuid_ext-chroot") else "private"
-        r = subprocess.run(["unshare", "-m", "--propagation", propagation, "sh", "-c", script],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            fail(f"the tmpfs server did not start:\n{r.stdout}{r.stderr}\n{self.log_tail()}")
-
-    def stop_tmpfs(self):
-        """Fast shutdown by signal (pg_ctl cannot see the data directory)."""
-        try:
-            pid = postmaster_pid(self)
-        except FileNotFoundError:
-            return
-        try:
-            os.kill(pid, signal.SIGINT)
-        except ProcessLookupError:
-            return
-        wait_for(lambda: not os.path.exists(f"/proc/{pid}"), f"{self.name} to stop")
-
-
-def full_disk():
-    srv = TmpfsServer("full", os.path.join(WORK, "full"), BASE_PORT)
-    srv.start_in_tmpfs()
+def full_disk(t):
+    srv = t.server("full")
+    srv.start_in_tmpfs("shared_preload_libraries = 'uuid_ext'", "fsync = on")
     try:
         conn = connect(srv)
         conn.execute("CREATE EXTENSION uuid_ext")
@@ -113,7 +57,7 @@ def full_disk():
         # Read now: with the disk full, even a read may need to write
         # (PostgreSQL 19 extends the visibility map).
         before = uuid_int(str(conn.execute("SELECT max(id::text) FROM t").fetchone()[0]))
-        pid = postmaster_pid(srv)
+        pid = srv.postmaster_pid()
         # Fill the file system with a file of the server's own.
         try:
             conn.execute("COPY (SELECT 1) TO PROGRAM 'cat /dev/zero > filler'")
@@ -130,7 +74,7 @@ def full_disk():
                          "directory: No space left on device")
         if got != want:
             fail(f"on a full disk: {got}, not {want}")
-        if postmaster_pid(srv) != pid or conn.execute("SELECT 1").fetchone()[0] != 1:
+        if srv.postmaster_pid() != pid or conn.execute("SELECT 1").fetchone()[0] != 1:
             fail("the server did not survive the full disk")
         # A reset needs the file first: it fails the same way and changes nothing.
         try:
@@ -149,7 +93,7 @@ def full_disk():
         warned = "could not write" in srv.log_text()
         conn.close()
     finally:
-        srv.stop_tmpfs()
+        srv.stop()
     ok(f"a full disk: the insert that needed the horizon fails with {want[0]} \"{want[1]}\", the server stays "
        f"up{' (the worker logged its failure too)' if warned else ''}; a reset fails the same way and changes "
        f"nothing; space freed, the next 1,000 keys are above "
@@ -195,8 +139,8 @@ def in_order(srv, committed, what):
         fail(f"{what}: keys out of order")
 
 
-def worker_faults():
-    srv = Server("worker", os.path.join(WORK, "worker"), BASE_PORT + 1)
+def worker_faults(t):
+    srv = t.server("worker")
     srv.initdb("shared_preload_libraries = 'uuid_ext'", "fsync = on", "uuid_ext.durable_margin = 200")
     srv.start()
     try:
@@ -282,12 +226,7 @@ def watermark_past(srv):
         srv.stop_quietly()
 
 
-def main():
-    make_dir(WORK)
-    full_disk()
-    srv = worker_faults()
+def main(t):
+    full_disk(t)
+    srv = worker_faults(t)
     watermark_past(srv)
-
-
-if __name__ == "__main__":
-    main()

@@ -1,8 +1,8 @@
-#!/usr/bin/env python3
-"""Order across a major upgrade with pg_upgrade, following the steps of
-docs/operations.md#pg_upgrade: pg_upgrade makes a new data directory without the horizon
-file, so the step after it copies `uuid_ext.horizon` from the old data
-directory into the new one before the new server's first start.
+"""Order across a major upgrade with pg_upgrade, following the steps of docs/operations.md#pg_upgrade.
+
+pg_upgrade makes a new data directory without the horizon file, so the
+step after it copies `uuid_ext.horizon` from the old data directory into
+the new one before the new server's first start.
 
 The old server (PostgreSQL OLD) makes keys in uuid, uuid7 and uuid6 columns
 (with btree, hash and BRIN indexes and defaults) and stops. pg_upgrade moves
@@ -29,28 +29,24 @@ store on every column, which the new server does not know), after
 the old server's pg_dump restores with --exit-on-error; one made with the
 new server's pg_dump stops on pg_attver.
 
-Env: PGBIN_OLD, PGBIN_NEW, PG_OLD_MAJOR, PG_NEW_MAJOR, UUID_EXT_USER, FAKETIME_LIB, WORK, BASE_PORT.
+Not a cluster test: the pg_upgrade layer runs it (tests/run.py --pg-config
+OLD --pg-config NEW pg_upgrade), with the pair of PostgreSQL installations
+in `t.pair`. Starts its own servers under libfaketime, and pg_upgrade,
+pg_dump and pg_restore as the servers' user.
 """
 import glob
 import os
 import shutil
 
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
-from pg import GENERATORS, fail, ok
-from servers import Server, as_user, make_dir, uuid_int
-
-WORK = os.environ["WORK"]
-BASE_PORT = int(os.environ["BASE_PORT"])
-OLD, NEW = os.environ["PG_OLD_MAJOR"], os.environ["PG_NEW_MAJOR"]
+from pg import GENERATORS, fail, ok, uuid_int
 
 
-def main():
-    make_dir(WORK)
+def main(t):
+    old_pg, new_pg = t.pair
+    OLD, NEW = old_pg.major, new_pg.major
     conf = ["shared_preload_libraries = 'uuid_ext'", "uuid_ext.durable_wal = on"]
-    old = Server("old", os.path.join(WORK, "old"), BASE_PORT, os.environ["PGBIN_OLD"])
-    new = Server("new", os.path.join(WORK, "new"), BASE_PORT + 1, os.environ["PGBIN_NEW"])
+    old = t.server("old", pg=old_pg, clock=True)
+    new = t.server("new", clock=True)
     old.initdb(*conf)
     old.start()
     old.q("CREATE EXTENSION uuid_ext")
@@ -75,7 +71,7 @@ def main():
     if checksums == "on":
         initdb_args = ["--data-checksums"]
     else:
-        initdb_args = ["--no-data-checksums"] if int(NEW) >= 18 else []
+        initdb_args = ["--no-data-checksums"] if NEW >= 18 else []
     new.initdb(*conf, initdb_args=initdb_args)
     new.start()
     patched_new = patched(new)
@@ -83,7 +79,7 @@ def main():
     # PostgreSQL refuses exactly this: a patched old server, a new one from
     # before the patch.
     refusal_expected = patched_old and not patched_new
-    check, r, logs = pg_upgrade(old, new, os.path.join(WORK, "pg_upgrade"), BASE_PORT + 2)
+    check, r, logs = pg_upgrade(t, old, new, t.path("pg_upgrade"))
     if refusal_expected:
         if r.returncode == 0:
             fail(f"pg_upgrade {OLD} -> {NEW} worked, from a patched minor to one from before the patch: "
@@ -95,8 +91,8 @@ def main():
         ok(f"pg_upgrade {OLD} -> {NEW} is refused by PostgreSQL itself: the schema restore fails on "
            f"`unrecognized parameter \"pg_attver\"` (the old server is a patched minor, the new one is not), "
            "after `pg_upgrade --check` passed")
-        refused_without_uuid_ext(initdb_args)
-        dump_and_restore(old, new, initdb_args, conf, rows)
+        refused_without_uuid_ext(t, initdb_args)
+        dump_and_restore(t, old, new, initdb_args, conf, rows)
         return
     if r.returncode != 0:
         fail(f"pg_upgrade failed:\n{r.stdout[-3000:]}{r.stderr}\n{logs[-3000:]}")
@@ -126,7 +122,7 @@ def main():
 
     # The documented step: copy the file before the new server's first start.
     shutil.copy2(os.path.join(old.data, "uuid_ext.horizon"), os.path.join(new.data, "uuid_ext.horizon"))
-    shutil.chown(os.path.join(new.data, "uuid_ext.horizon"), os.environ.get("UUID_EXT_USER", "uuidext"))
+    t.host.give(os.path.join(new.data, "uuid_ext.horizon"))
     new.start()
     above = new.least_new()
     for v in GENERATORS:
@@ -184,46 +180,50 @@ def patched(server):
     return server.q("SELECT count(*) FROM pg_settings WHERE name = 'composite_type_mismatch'") == "1"
 
 
-def pg_upgrade(old, new, run_dir, port):
-    """`pg_upgrade --check`, then pg_upgrade, from old to new (both stopped):
-    (the check's result, the run's, the text of the run's logs)."""
-    make_dir(run_dir)
-    upgrade = [os.path.join(new.bindir, "pg_upgrade"), "-b", old.bindir, "-B", new.bindir, "-d", old.data,
-               "-D", new.data, "-U", "postgres", "-p", str(port), "-P", str(port + 1), "-s", run_dir]
-    check = as_user([*upgrade, "--check"], check=False, cwd=run_dir)
-    r = as_user(upgrade, check=False, cwd=run_dir)
+def pg_upgrade(t, old, new, run_dir):
+    """`pg_upgrade --check`, then pg_upgrade, from old to new (both stopped),
+    as the servers' user: (the check's result, the run's, the text of the run's logs)."""
+    t.host.make_dir(run_dir)
+    upgrade = [new.pg.tool("pg_upgrade"), "-b", old.bindir, "-B", new.bindir, "-d", old.data,
+               "-D", new.data, "-U", "postgres", "-p", str(t.run.port()), "-P", str(t.run.port()), "-s", run_dir]
+    check = t.host.run([*upgrade, "--check"], check=False, cwd=run_dir)
+    r = t.host.run(upgrade, check=False, cwd=run_dir)
     logs = "".join(open(f, errors="replace").read()
                    for f in glob.glob(os.path.join(new.data, "pg_upgrade_output.d", "**", "*.log"), recursive=True))
     return check, r, logs
 
 
-def refused_without_uuid_ext(initdb_args):
+def refused_without_uuid_ext(t, initdb_args):
     """The same refusal for a cluster that never had uuid_ext: PostgreSQL's."""
-    old = Server("plain_old", os.path.join(WORK, "plain_old"), BASE_PORT + 4, os.environ["PGBIN_OLD"])
-    new = Server("plain_new", os.path.join(WORK, "plain_new"), BASE_PORT + 5, os.environ["PGBIN_NEW"])
+    old_pg, new_pg = t.pair
+    OLD, NEW = old_pg.major, new_pg.major
+    old = t.server("plain_old", pg=old_pg)
+    new = t.server("plain_new")
     old.initdb(initdb_args=["--data-checksums"] if "--data-checksums" in initdb_args else [])
     old.start()
     old.q("CREATE TABLE plain (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int)")
     old.stop()
     new.initdb(initdb_args=initdb_args)
-    _, r, logs = pg_upgrade(old, new, os.path.join(WORK, "plain_upgrade"), BASE_PORT + 6)
+    _, r, logs = pg_upgrade(t, old, new, t.path("plain_upgrade"))
     if r.returncode == 0 or 'unrecognized parameter "pg_attver"' not in logs:
         fail(f"without uuid_ext, pg_upgrade {OLD} -> {NEW} was not refused on pg_attver:\n{r.stdout[-2000:]}")
     ok(f"a cluster that never had uuid_ext meets the same refusal from {OLD} to {NEW}")
 
 
-def dump_and_restore(old, new, initdb_args, conf, rows):
+def dump_and_restore(t, old, new, initdb_args, conf, rows):
     """The way round pg_upgrade's refusal: a dump made with the old server's
     pg_dump restores into the new server with --exit-on-error; one made with
     the new server's pg_dump (which copies pg_attver) does not."""
+    old_pg, new_pg = t.pair
+    OLD, NEW = old_pg.major, new_pg.major
     new.initdb(*conf, initdb_args=initdb_args)
     old.start()
     new.start()
     dumps = {}
     for who, server in (("old", old), ("new", new)):
-        path = os.path.join(WORK, f"dump-by-{who}.pgdump")
-        r = as_user([os.path.join(server.bindir, "pg_dump"), "-h", old.dir, "-p", str(old.port), "-U", "postgres",
-                     "-Fc", "-f", path, "postgres"], check=False)
+        path = t.path(f"dump-by-{who}.pgdump")
+        r = t.host.run([server.pg.tool("pg_dump"), "-h", old.dir, "-p", str(old.port), "-U", "postgres",
+                        "-Fc", "-f", path, "postgres"], check=False)
         if r.returncode != 0:
             fail(f"pg_dump of the old server by the {who} server's pg_dump failed:\n{r.stderr}")
         dumps[who] = path
@@ -232,8 +232,8 @@ def dump_and_restore(old, new, initdb_args, conf, rows):
     for who, path in dumps.items():
         db = f"restored_{who}"
         new.q(f"CREATE DATABASE {db}")
-        r = as_user([os.path.join(new.bindir, "pg_restore"), "-h", new.dir, "-p", str(new.port), "-U", "postgres",
-                     "--exit-on-error", "-d", db, path], check=False)
+        r = t.host.run([new.pg.tool("pg_restore"), "-h", new.dir, "-p", str(new.port), "-U", "postgres",
+                        "--exit-on-error", "-d", db, path], check=False)
         results[who] = (r.returncode, r.stderr)
     if results["old"][0] != 0:
         fail(f"the old server's dump does not restore into {NEW}:\n{results['old'][1]}")
@@ -247,7 +247,3 @@ def dump_and_restore(old, new, initdb_args, conf, rows):
     new.stop()
     ok(f"dump and restore instead: {OLD}'s pg_dump makes a dump that restores into {NEW} with --exit-on-error "
        f"and reads back; {NEW}'s pg_dump of the same server makes one that stops on pg_attver")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,21 +1,20 @@
-#!/usr/bin/env python3
-"""uuid_ext's name-based UUIDs, conversions, readers and text forms against
+"""Name-based UUIDs, conversions, readers and text forms against Python's uuid, hashlib and base64.
+
+uuid_ext's name-based UUIDs, conversions, readers and text forms against
 independent implementations, on many random inputs: Python's `uuid`
 (uuid5, the v1 fields), `hashlib` (the SHA-2 of name-based UUIDv8, RFC 9562
 App. B.2), `base64` (base32hex, base64url), and plain integer arithmetic
 (the ULID/Crockford and base58 numbers, the v6 field order, the times).
 
-Env: PSQL, PGHOST, PGPORT, PGUSER.
+Runs on the shared server.
 """
 import base64
 import hashlib
 import os
 import random
 import uuid
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
-from pg import fail, ok, q, q_long
+from pg import fail, ok
 
 N = 2000
 rng = random.Random(int.from_bytes(os.urandom(8), "big"))
@@ -33,8 +32,8 @@ def random_name():
     return "".join(chars)
 
 
-def rows(sql):
-    return [line.split("|") for line in q_long(sql + ";").splitlines()]
+def rows(srv, sql):
+    return [line.split("|") for line in srv.q(sql + ";").splitlines()]
 
 
 def values(tuples):
@@ -61,7 +60,7 @@ def digits(n, alphabet, width):
     return "".join(reversed(out))
 
 
-def names():
+def names(srv):
     """UUIDv5 and name-based UUIDv8, text and bytea names, every algorithm."""
     data = []
     for i in range(N):
@@ -71,6 +70,7 @@ def names():
         raw = os.urandom(rng.randrange(0, 64))
         data.append((i, ns, text, raw))
     got = rows(
+        srv,
         "SELECT i, uuid_generate_v5_name(ns::uuid, convert_from(decode(t, 'hex'), 'UTF8')), "
         "uuid_generate_v5_name(ns::uuid, decode(b, 'hex')), "
         "uuid_generate_v8_name(ns::uuid, convert_from(decode(t, 'hex'), 'UTF8')), "
@@ -90,10 +90,11 @@ def names():
        "UUIDv8 equals hashlib's SHA-224/256/384/512 with version and variant written over")
 
 
-def text_forms():
+def text_forms(srv):
     data = [(i, os.urandom(16)) for i in range(N)]
     data += [(N, bytes(16)), (N + 1, b"\xff" * 16)]
     got = rows(
+        srv,
         "SELECT i, uuid_encode(u::uuid, 'hex'), uuid_encode(u::uuid, 'base32hex'), uuid_encode(u::uuid, 'crockford'), "
         "uuid_encode(u::uuid, 'base58'), uuid_encode(u::uuid, 'base64url') "
         f"FROM (VALUES {values((i, b.hex()) for i, b in data)}) AS v(i, u) ORDER BY i::int")
@@ -105,6 +106,7 @@ def text_forms():
             fail(f"text forms of {b.hex()} differ:\n  server {row}\n  python {want}")
     # And back: Python's encodings decode to the same bytes.
     back = rows(
+        srv,
         "SELECT i, uuid_decode(x, 'base32hex') = uuid_decode(y, 'base64url') AND uuid_decode(x, 'base32hex') = u::uuid "
         "AND uuid_decode(lower(z), 'crockford') = u::uuid "
         f"FROM (VALUES {values((i, b.hex(), base64.b32hexencode(b).decode().rstrip('='), base64.urlsafe_b64encode(b).decode().rstrip('='), digits(int.from_bytes(b, 'big'), CROCKFORD, 26)) for i, b in data)}) "
@@ -115,7 +117,7 @@ def text_forms():
        "and base58 equal the 128-bit number's digits; Python's strings decode back")
 
 
-def conversions_and_times():
+def conversions_and_times(srv):
     # uuid1 from Python with random times, clock sequences and nodes.
     data = []
     for i in range(N):
@@ -124,6 +126,7 @@ def conversions_and_times():
                                0x80 | rng.randrange(0x40), rng.randrange(0x100), rng.randrange(1 << 48)))
         data.append((i, v1, t))
     got = rows(
+        srv,
         "SELECT i, uuid_v1_to_v6(u::uuid), (extract(epoch FROM public.uuid_extract_timestamp(u::uuid)) * 1000000)::bigint "
         f"FROM (VALUES {values((i, v1) for i, v1, _ in data)}) AS v(i, u) ORDER BY i::int")
     for (i, v1, t), (_, v6, us) in zip(data, got):
@@ -138,9 +141,9 @@ def conversions_and_times():
     ok(f"{N} random UUIDv1s (Python's uuid fields): uuid_v1_to_v6 reorders the time as computed here, "
        "and the time read equals the 60-bit count's microsecond")
     # Our generated v6 and v7 times read by plain arithmetic.
-    got = rows("SELECT g::text, (extract(epoch FROM public.uuid_extract_timestamp(g)) * 1000000)::bigint "
-               "FROM (SELECT uuid_generate_v6() AS g FROM generate_series(1, 500) "
-               "UNION ALL SELECT uuid_generate_v7() FROM generate_series(1, 500)) s")
+    got = rows(srv, "SELECT g::text, (extract(epoch FROM public.uuid_extract_timestamp(g)) * 1000000)::bigint "
+                    "FROM (SELECT uuid_generate_v6() AS g FROM generate_series(1, 500) "
+                    "UNION ALL SELECT uuid_generate_v7() FROM generate_series(1, 500)) s")
     for u, us in got:
         n = uuid.UUID(u).int
         if (n >> 76) & 0xF == 6:
@@ -153,12 +156,9 @@ def conversions_and_times():
     ok("500 generated UUIDv6 and 500 UUIDv7: the time read equals their fields' by plain arithmetic")
 
 
-def main():
-    q("CREATE EXTENSION IF NOT EXISTS uuid_ext")
-    names()
-    text_forms()
-    conversions_and_times()
-
-
-if __name__ == "__main__":
-    main()
+def main(t):
+    srv = t.shared()
+    srv.q("CREATE EXTENSION IF NOT EXISTS uuid_ext")
+    names(srv)
+    text_forms(srv)
+    conversions_and_times(srv)

@@ -1,12 +1,11 @@
-#!/usr/bin/env python3
-"""A running server across a reinstall of the library (CONTRIBUTING.md,
-"Installing without stopping servers").
+"""A server preloading the library, its horizon worker and an open session live across a reinstall.
 
-A server that preloads uuid_ext maps uuid_ext.so in every process. A
-reinstall that wrote over that file in place would change the code under
-them (a horizon worker once died of SIGBUS so). scripts/lib.sh's install_ext
-renames a new file into place instead, as dpkg does. Here, with
-a session open and drawing keys and the horizon worker running:
+CONTRIBUTING.md, "Installing without stopping servers": a server that
+preloads uuid_ext maps uuid_ext.so in every process. A reinstall that wrote
+over that file in place would change the code under them (a horizon worker
+once died of SIGBUS so). The test runner's install (tests/lib/extension.py)
+renames a new file into place instead, as dpkg does. Here, with a session
+open and drawing keys and the horizon worker running:
 
 - the reinstall gives the path a new file (another inode), and every server
   process still maps the old one, now unlinked: nothing wrote into it;
@@ -15,24 +14,15 @@ a session open and drawing keys and the horizon worker running:
   session gets keys above all of them;
 - the server log has no crash.
 
-Needs PSQL, PGDATA (the cluster's, running with the library preloaded),
-PG_MAJOR and LIB_SH (scripts/lib.sh, whose install_ext reinstalls).
+Starts its own server preloading the library, and reinstalls the library
+with extension.install (a cargo pgrx build): it needs cargo-pgrx and a
+PostgreSQL whose directories this user may write (else it is skipped).
 """
 import os
-import subprocess
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
-from pg import fail, ok, q, session  # noqa: E402
-
-DATA = os.environ["PGDATA"]
-MAJOR = os.environ["PG_MAJOR"]
-LIB_SH = os.environ["LIB_SH"]
-
-
-def pkglibdir():
-    pg_config = os.path.join(os.path.dirname(os.environ["PSQL"]), "pg_config")
-    return subprocess.run([pg_config, "--pkglibdir"], capture_output=True, text=True, check=True).stdout.strip()
+import extension
+from harness import Skip
+from pg import fail, ok
 
 
 def mapped(pid, path):
@@ -56,15 +46,21 @@ def draw(p, n):
     return out
 
 
-def main():
-    lib = os.path.realpath(os.path.join(pkglibdir(), "uuid_ext.so"))
-    q("CREATE EXTENSION IF NOT EXISTS uuid_ext")
-    postmaster = int(open(os.path.join(DATA, "postmaster.pid")).readline())
-    worker = q("SELECT pid FROM pg_stat_activity WHERE backend_type = 'uuid_ext horizon worker'")
+def main(t):
+    t.need(t.pg.writable(), f"reinstalls the library into {t.pg.pkglibdir}, which this user may not write")
+    try:
+        extension.check_tools()
+    except extension.BuildError as e:
+        raise Skip(f"reinstalls the library, which needs a build: {e}")
+    srv = t.server("reinstall").create("shared_preload_libraries = 'uuid_ext'")
+    lib = os.path.realpath(os.path.join(t.pg.pkglibdir, "uuid_ext.so"))
+    srv.q("CREATE EXTENSION IF NOT EXISTS uuid_ext")
+    postmaster = int(open(os.path.join(srv.data, "postmaster.pid")).readline())
+    worker = srv.q("SELECT pid FROM pg_stat_activity WHERE backend_type = 'uuid_ext horizon worker'")
     if not worker:
         fail("no horizon worker runs")
     worker = int(worker)
-    p = session("")
+    p = srv.session()
     p.stdin.write("SELECT pg_backend_pid();\n\\echo @@\n")
     p.stdin.flush()
     backend = int(p.stdout.readline())
@@ -76,10 +72,10 @@ def main():
         if m is None or m[0] != inode_before or m[1]:
             fail(f"process {pid} does not map {lib} (inode {inode_before}) before the reinstall: {m}")
 
-    r = subprocess.run(["bash", "-c", 'set -euo pipefail; . "$0"; install_ext "$1"', LIB_SH, MAJOR],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        fail(f"the reinstall failed:\n{r.stdout}{r.stderr}")
+    try:
+        extension.install(t.pg, t.dir)
+    except extension.BuildError as e:
+        fail(f"the reinstall failed:\n{e}")
 
     inode_after = os.stat(lib).st_ino
     if inode_after == inode_before:
@@ -98,20 +94,16 @@ def main():
     p.stdin.write("\\q\n")
     p.stdin.flush()
     p.wait()
-    now_postmaster = int(open(os.path.join(DATA, "postmaster.pid")).readline())
-    now_worker = int(q("SELECT pid FROM pg_stat_activity WHERE backend_type = 'uuid_ext horizon worker'") or 0)
+    now_postmaster = int(open(os.path.join(srv.data, "postmaster.pid")).readline())
+    now_worker = int(srv.q("SELECT pid FROM pg_stat_activity WHERE backend_type = 'uuid_ext horizon worker'") or 0)
     if (now_postmaster, now_worker) != (postmaster, worker):
         fail(f"the postmaster or the horizon worker restarted: {postmaster}, {worker} -> {now_postmaster}, {now_worker}")
-    fresh = q("SELECT uuid_generate_v7()")
+    fresh = srv.q("SELECT uuid_generate_v7()")
     if fresh <= keys[-1]:
         fail(f"a new session's key {fresh} is not above the open session's last {keys[-1]}")
-    log = open(os.path.join(os.path.dirname(DATA), "server.log")).read()
+    log = srv.log_text()
     for bad in ("terminated by signal", "server process", "Bus error"):
         if bad in log:
             fail(f"the server log says {bad!r}:\n{log[-2000:]}")
     ok(f"the postmaster ({postmaster}) and the horizon worker ({worker}) live on; 2000 keys of one open session "
        "strictly increase across the reinstall, and a new session's key is above them; no crash in the log")
-
-
-if __name__ == "__main__":
-    main()

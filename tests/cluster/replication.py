@@ -1,6 +1,6 @@
-#!/usr/bin/env python3
-"""Order across failover, point-in-time recovery and crashes, and the commit
-watermark on a standby (docs/ordering.md#durable-order-in-the-wal-standbys-failover-point-in-time-recovery).
+"""Order across failover, point-in-time recovery and crashes; the commit watermark on a standby.
+
+What docs/ordering.md#durable-order-in-the-wal-standbys-failover-point-in-time-recovery says.
 
 Every server here preloads uuid_ext and runs under libfaketime with a clock
 of its own. The primary writes its horizon and its watermark to the WAL
@@ -27,34 +27,29 @@ of its own. The primary writes its horizon and its watermark to the WAL
     keys below replayed ones (the failure the WAL records prevent), so the checks
     above can fail.
 
-Env: PGBIN, UUID_EXT_USER, FAKETIME_LIB; WORK (a directory of its own);
-BASE_PORT (this test uses the next eight ports). Runs with psycopg 3.
+Starts its own servers under libfaketime (the primary archives into its
+test directory's archive/); needs psycopg 3.
 """
 import os
+import re
 import subprocess
 import time
 
 import watermark
-import sys
+from pg import GENERATORS, fail, horizon_words, ok, unix_ms, uuid_int, wait_for, word
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
-from pg import GENERATORS, fail, horizon_words, ok, unix_ms, wait_for, word
-from servers import Server, make_dir, uuid_int, wal_rmgr_error
-
-WORK = os.environ["WORK"]
-BASE_PORT = int(os.environ["BASE_PORT"])
-ARCHIVE = os.path.join(WORK, "archive")
 DAY_MS = 86_400_000
 
 
-def server(name, n):
-    return Server(name, os.path.join(WORK, name), BASE_PORT + n)
+def wal_rmgr_error(log):
+    """The error a server without the library stops with at uuid_ext's first WAL record."""
+    return re.search(r"resource manager with ID \d+ not registered", log)
 
 
-def primary_conf(wal):
+def primary_conf(archive, wal):
     return ["shared_preload_libraries = 'uuid_ext'", f"uuid_ext.durable_wal = {'on' if wal else 'off'}",
             "wal_level = replica", "max_wal_senders = 10", "fsync = on", "max_prepared_transactions = 64",
-            "archive_mode = on", f"archive_command = 'cp %p {ARCHIVE}/%f'"]
+            "archive_mode = on", f"archive_command = 'cp %p {archive}/%f'"]
 
 
 # Copies never archive: a promoted copy would put its new timeline's files
@@ -78,9 +73,9 @@ def must_be_above(new, old, what):
             fail(f"{what}: a new UUIDv{v} {new[v]:032x} is not above the replayed {old[v]:032x}")
 
 
-def start_primary(wal):
-    p = server("primary", 0)
-    p.initdb(*primary_conf(wal))
+def start_primary(t, name, wal):
+    p = t.server(name, clock=True)
+    p.initdb(*primary_conf(t.path("archive"), wal))
     p.start()
     p.q("CREATE EXTENSION uuid_ext")
     p.q("CREATE TABLE t (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), "
@@ -91,8 +86,8 @@ def start_primary(wal):
     return p
 
 
-def standby_of(p, name, n, clock="+0", *conf):
-    s = server(name, n)
+def standby_of(t, p, name, clock="+0", *conf):
+    s = t.server(name, clock=True)
     p.base_backup(s, "-R", "-X", "stream")
     s.configure(*COPY_CONF, *conf)
     s.set_clock(clock)
@@ -100,33 +95,33 @@ def standby_of(p, name, n, clock="+0", *conf):
     return s
 
 
-def wait_archived(p):
+def wait_archived(p, archive):
     """Switches to a new WAL segment and waits until the old one is archived."""
     seg = p.q("SELECT pg_walfile_name(pg_current_wal_lsn())")
     p.q("SELECT pg_switch_wal()")
-    wait_for(lambda: os.path.exists(os.path.join(ARCHIVE, seg)), f"{seg} to be archived")
+    wait_for(lambda: os.path.exists(os.path.join(archive, seg)), f"{seg} to be archived")
 
 
-def main():
-    make_dir(WORK)
-    make_dir(ARCHIVE)
+def main(t):
+    archive = t.path("archive")
+    t.host.make_dir(archive)
 
-    p = start_primary(wal=True)
+    p = start_primary(t, "primary", wal=True)
     # A base backup before any key, for the point-in-time restore (5).
-    backup = server("backup", 6)
+    backup = t.server("backup", clock=True)
     p.base_backup(backup, "-X", "stream")
 
     # 1. A standby; writes on the primary; read-only UUIDs on the standby.
-    s1 = standby_of(p, "standby1", 1)
+    s1 = standby_of(t, p, "standby1")
     if s1.q("SELECT uuid_ext_info() ->> 'horizon_worker_pid'") != "":
         fail("the horizon worker runs on a standby")
-    s4 = standby_of(p, "standby4", 4)
+    s4 = standby_of(t, p, "standby4")
     make_keys(p, 50_000)
     p.q("CHECKPOINT")
     make_keys(p, 50_000)
     p.q("SELECT pg_create_restore_point('after_writes')")
     replayed = maxima(p)
-    wait_archived(p)
+    wait_archived(p, archive)
     p.wait_replayed(s1)
     p.wait_replayed(s4)
     if maxima(s1) != replayed:
@@ -159,7 +154,7 @@ def main():
         if file_after[v] < word(replayed[v]):
             fail(f"standby4's horizon file (v{v} {file_after[v]:x}) is below the replayed keys: redo did not write it")
     # A base backup taken from the standby, started on its own a day behind.
-    b = server("from_standby", 7)
+    b = t.server("from_standby", clock=True)
     s4.base_backup(b, "-X", "stream")
     # The copy carries the standby's standby.signal: without it, it replays
     # only the WAL it holds, then starts as a primary.
@@ -182,12 +177,12 @@ def main():
     s4.stop()
 
     # 3. The watermark poller on a standby.
-    s2 = standby_of(p, "standby2", 2)
+    s2 = standby_of(t, p, "standby2")
     watermark.run(p.conninfo(), s2.conninfo())
     s2.stop()
 
     # 4. A standby without the library.
-    s3 = server("standby3", 3)
+    s3 = t.server("standby3", clock=True)
     p.base_backup(s3, "-R", "-X", "stream")
     s3.configure(*COPY_CONF, "shared_preload_libraries = ''")
     s3.start(check=False)  # it may stop at a record the backup holds already
@@ -206,10 +201,10 @@ def main():
     s3.stop()
 
     # 5. Point-in-time recovery to the restore point, the clock a day behind.
-    r = server("restored", 5)
+    r = t.server("restored", clock=True)
     r.fresh_dir()
     subprocess.run(["cp", "-a", backup.data, r.data], check=True)  # owner and mode kept
-    r.configure(*COPY_CONF, f"restore_command = 'cp {ARCHIVE}/%f %p'", "recovery_target_name = 'after_writes'",
+    r.configure(*COPY_CONF, f"restore_command = 'cp {archive}/%f %p'", "recovery_target_name = 'after_writes'",
                 "recovery_target_action = 'promote'")
     open(os.path.join(r.data, "recovery.signal"), "w").close()
     r.set_clock("-1d")
@@ -235,8 +230,8 @@ def main():
     p.stop()
 
     # 7. The same promotion with WAL logging off: the failure this fixes.
-    p = start_primary(wal=False)
-    s = standby_of(p, "standby1", 1)
+    p = start_primary(t, "primary_nowal", wal=False)
+    s = standby_of(t, p, "standby_nowal")
     time.sleep(2.5)  # past the horizon the backup copied (a margin ahead)
     make_keys(p, 50_000)
     replayed = maxima(p)
@@ -254,7 +249,3 @@ def main():
        f"(v7 {(unix_ms(replayed[7]) - unix_ms(after[7])) / 3.6e6:.1f} h below): the checks above can fail")
     s.stop()
     p.stop()
-
-
-if __name__ == "__main__":
-    main()

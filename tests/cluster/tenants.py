@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """A database owner who is not a superuser (docs/operations.md#shared-servers-database-owners-and-tenants).
 
 uuid_ext is a trusted extension: its install and update scripts run as the
@@ -27,36 +26,37 @@ roles, each owning a database and nothing else, check that:
             uuid_ext.watermark_scope = server; oldest_announcement_age_ms
             counts from the announcement, in the same scope.
 
-Env: PGHOST, PGPORT, PGUSER (a superuser), EXT_DIR (the server's extension
-directory, holding the earlier releases' install scripts), DATA (the data
-directory), SERVER_LOG. The cluster preloads uuid_ext and has
-max_prepared_transactions > 0. Needs psycopg 3.
+Runs on the shared server (the library preloaded, prepared transactions
+allowed) as the superuser postgres and the roles it makes; reads the
+server's data directory and log. Installing 0.4.0 and updating from every
+earlier release need their install scripts, which the runner puts into the
+extension directory: without them the rest runs, and the test is reported
+skipped, saying so. Needs psycopg 3.
 """
 import os
 import re
-import sys
 import time
 
 import psycopg
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # tests/lib: pg, servers
-from pg import fail, ok  # noqa: E402
+from harness import Skip
+from pg import fail, ok
 
 TENANTS = ("tenant_a", "tenant_b")
 EARLIER = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0")
 BOOTSTRAP = "10"  # the bootstrap superuser's OID
 
 
-def connect(db="postgres", user=None, autocommit=True):
-    return psycopg.connect(dbname=db, user=user or os.environ.get("PGUSER", "postgres"), autocommit=autocommit)
+def connect(srv, db="postgres", user="postgres", autocommit=True):
+    return psycopg.connect(srv.conninfo(db, user), autocommit=autocommit)
 
 
 def one(conn, sql, params=None):
     return conn.execute(sql, params).fetchone()[0]
 
 
-def fresh_tenants():
-    with connect() as su:
+def fresh_tenants(srv):
+    with connect(srv) as su:
         for t in TENANTS:
             su.execute(f"DROP DATABASE IF EXISTS {t}")
             su.execute(f"DROP DATABASE IF EXISTS {t}_upd")
@@ -225,11 +225,11 @@ def owners_of_members(conn):
         GROUP BY 1""").fetchall())
 
 
-def hostile_install(db, role, version=None):
+def hostile_install(srv, db, role, version=None):
     """As `role`, plants the look-alikes in schema app (first in
     search_path) and installs uuid_ext there. Returns the problems found."""
     problems = []
-    with connect(db, role) as conn:
+    with connect(srv, db, role) as conn:
         notices = Notices(conn)
         conn.execute("DROP SCHEMA IF EXISTS app CASCADE")
         conn.execute("CREATE SCHEMA app")
@@ -268,26 +268,39 @@ def check_installed(conn, role, version):
     return sum(owners.values())
 
 
-def test_hostile_install():
-    fresh_tenants()
-    ext_dir = os.environ["EXT_DIR"]
+def standins_missing(ext_dir):
+    """The earlier releases' install scripts (the runner's stand-ins) not in `ext_dir`."""
+    return [f"uuid_ext--{v}.sql" for v in EARLIER
+            if not os.path.exists(os.path.join(ext_dir, f"uuid_ext--{v}.sql"))]
+
+
+def test_hostile_install(srv, ext_dir):
+    """Returns why the parts that need the earlier releases' scripts were
+    skipped, or None when they ran."""
+    fresh_tenants(srv)
     version = None
-    with connect() as su:
+    with connect(srv) as su:
         version = one(su, "SELECT default_version FROM pg_available_extensions WHERE name = 'uuid_ext'")
     scripts = [os.path.join(ext_dir, f) for f in sorted(os.listdir(ext_dir))
                if re.fullmatch(rf"uuid_ext--{re.escape(version)}\.sql|uuid_ext--[0-9.]+--[0-9.]+\.sql", f)]
     n_funcs, n_ops = check_coverage(scripts)
 
-    problems = hostile_install("tenant_a", "tenant_a")
+    problems = hostile_install(srv, "tenant_a", "tenant_a")
     if problems:
         fail("installing into a schema of look-alikes:\n  " + "\n  ".join(problems))
-    with connect("tenant_a", "tenant_a") as conn:
+    with connect(srv, "tenant_a", "tenant_a") as conn:
         n = check_installed(conn, "tenant_a", version)
     ok(f"tenant_a (not a superuser, owns its database) installed uuid_ext {version} into a schema first in "
        f"search_path holding {len(FUNCTIONS)} function, {len(OPERATORS)} operator and {len(TYPES)} type look-alikes "
        f"(covering the {n_funcs} pg_catalog names and {n_ops} operators of {len(scripts)} scripts, whose DO blocks "
        f"name nothing without its schema): none ran; "
        f"its {n} objects are the bootstrap superuser's")
+
+    missing = standins_missing(ext_dir)
+    if missing:
+        return (f"the earlier releases' install scripts are not in {ext_dir} ({', '.join(missing)}; the runner "
+                "could not put them there): 0.4.0's script and the updates from every earlier release were not "
+                "tested among the look-alikes")
 
     # The same tests catch 0.4.0's released script (they can fail): the
     # check finds its unqualified names, and its preload block picks the
@@ -297,7 +310,7 @@ def test_hostile_install():
     unqualified = unqualified_in_do_blocks(open(released).read())
     if not unqualified:
         fail("the check finds no unqualified name in 0.4.0's released script: it cannot tell")
-    problems = hostile_install("tenant_b", "tenant_b", "0.4.0")
+    problems = hostile_install(srv, "tenant_b", "tenant_b", "0.4.0")
     if not any("invalid input syntax for type json" in p or "look-alike ran" in p for p in problems):
         fail(f"0.4.0's released install script passed the hostile-schema test: the test cannot tell ({problems})")
     ok(f"the same tests on 0.4.0's released script catch it: its DO blocks name {len(set(unqualified))} things without a "
@@ -306,10 +319,10 @@ def test_hostile_install():
     # ALTER EXTENSION UPDATE from every earlier release, look-alikes planted
     # after the old version was installed.
     for old in EARLIER:
-        with connect() as su:
+        with connect(srv) as su:
             su.execute("DROP DATABASE IF EXISTS tenant_a_upd")
             su.execute("CREATE DATABASE tenant_a_upd OWNER tenant_a")
-        with connect("tenant_a_upd", "tenant_a") as conn:
+        with connect(srv, "tenant_a_upd", "tenant_a") as conn:
             notices = Notices(conn)
             conn.execute("CREATE SCHEMA app")
             conn.execute(f"CREATE EXTENSION uuid_ext SCHEMA app VERSION '{old}'")
@@ -323,10 +336,11 @@ def test_hostile_install():
             if problems:
                 fail(f"updating from {old} with look-alikes in the extension's schema:\n  " + "\n  ".join(problems))
             check_installed(conn, "tenant_a", version)
-    with connect() as su:
+    with connect(srv) as su:
         su.execute("DROP DATABASE tenant_a_upd")
     ok(f"tenant_a updated uuid_ext from {', '.join(EARLIER)} to {version} with the look-alikes in its schema: "
        f"none ran; every object is the bootstrap superuser's")
+    return None
 
 
 # --- locked: what the tenant cannot do ------------------------------------
@@ -341,8 +355,8 @@ def must_fail(conn, sql, sqlstate, what):
     fail(f"{what}: {sql} succeeded as tenant_a")
 
 
-def test_locked():
-    with connect("tenant_a", "tenant_a") as conn:
+def test_locked(srv):
+    with connect(srv, "tenant_a", "tenant_a") as conn:
         for name, value in (("uuid_ext.durable_margin", "0"), ("uuid_ext.commit_watermark", "off"),
                             ("uuid_ext.durable_wal", "on"), ("uuid_ext.watermark_interval", "1000"),
                             ("uuid_ext.clock_ahead_warning", "0")):
@@ -379,22 +393,22 @@ def test_locked():
 
 # --- paths: nothing shows the data directory -------------------------------
 
-def test_paths():
-    data = os.path.realpath(os.environ["DATA"])
-    with connect("tenant_a") as su:
+def test_paths(srv):
+    data = os.path.realpath(srv.data)
+    with connect(srv, "tenant_a") as su:
         shown = one(su, "SHOW data_directory")
         if os.path.realpath(shown) != data:
-            fail(f"DATA is {data}, the server says {shown}")
+            fail(f"the server's data directory is {data}, the server says {shown}")
         if one(su, "SELECT app.uuid_ext_info() -> 'horizon' ->> 'file'") != os.path.join(shown, "uuid_ext.horizon"):
             fail("a superuser's uuid_ext_info() does not show the horizon file's full path")
         su.execute("DROP ROLE IF EXISTS settings_reader")
         su.execute("CREATE ROLE settings_reader LOGIN IN ROLE pg_read_all_settings")
         su.execute("GRANT CONNECT ON DATABASE tenant_a TO settings_reader")
         su.execute("GRANT USAGE ON SCHEMA app TO settings_reader")
-    with connect("tenant_a", "settings_reader") as conn:
+    with connect(srv, "tenant_a", "settings_reader") as conn:
         if one(conn, "SELECT app.uuid_ext_info() -> 'horizon' ->> 'file'") != os.path.join(shown, "uuid_ext.horizon"):
             fail("a member of pg_read_all_settings does not see the horizon file's full path")
-    with connect("tenant_a", "tenant_a") as conn:
+    with connect(srv, "tenant_a", "tenant_a") as conn:
         try:
             conn.execute("SHOW data_directory")
             fail("tenant_a may read data_directory: the test's role is too strong")
@@ -405,20 +419,22 @@ def test_paths():
             fail(f"uuid_ext_info() shows tenant_a the data directory: {info}")
         if one(conn, "SELECT app.uuid_ext_info() -> 'horizon' ->> 'file'") != "uuid_ext.horizon":
             fail(f"uuid_ext_info() -> 'horizon' -> 'file' for tenant_a: {info}")
-    with connect("tenant_a") as su:
+    with connect(srv, "tenant_a") as su:
         su.execute("DROP OWNED BY settings_reader")
         su.execute("DROP ROLE settings_reader")
 
-    # The horizon-write ERROR: a file in the way of the write (this test's
-    # user's, mode 0400: the server's user cannot open it).
+    # The horizon-write ERROR: a file in the way of the write, mode 0400,
+    # this test's user's: under root the server's user is another and may
+    # not open it; otherwise it is the server's own user, whom mode 0400
+    # forbids writing it.
     temp = os.path.join(data, "uuid_ext.horizon.tmp")
-    log_size = os.path.getsize(os.environ["SERVER_LOG"])
+    log_size = srv.log_size()
     with open(temp, "w") as f:
         f.write("in the way\n")
     os.chmod(temp, 0o400)
     try:
         time.sleep(1.2)  # the clock passes the horizon on disk (uuid_ext.durable_margin: 1 s)
-        with connect("tenant_a", "tenant_a") as conn:
+        with connect(srv, "tenant_a", "tenant_a") as conn:
             try:
                 one(conn, "SELECT app.uuid_generate_v7()")
                 fail("a UUIDv7 was made with the horizon file unwritable")
@@ -432,7 +448,7 @@ def test_paths():
                 message = d.message_primary
     finally:
         os.unlink(temp)
-    log = open(os.environ["SERVER_LOG"]).read()[log_size:]
+    log = srv.log_text()[log_size:]
     if f'uuid_ext: could not write "{temp}": Permission denied' not in log \
             and f'uuid_ext: could not write "{os.path.join(shown, "uuid_ext.horizon.tmp")}"' not in log:
         fail(f"the server log does not keep the full path:\n{log}")
@@ -442,12 +458,12 @@ def test_paths():
 
 # --- watermark: per database ------------------------------------------------
 
-def watermark_test():
-    with connect() as su:
+def watermark_test(srv):
+    with connect(srv) as su:
         su.execute("DROP DATABASE tenant_b")
         su.execute("CREATE DATABASE tenant_b OWNER tenant_b")
-    a = connect("tenant_a", "tenant_a")
-    b = connect("tenant_b", "tenant_b")
+    a = connect(srv, "tenant_a", "tenant_a")
+    b = connect(srv, "tenant_b", "tenant_b")
     b.execute("CREATE EXTENSION IF NOT EXISTS uuid_ext SCHEMA public")
     b.execute("SET search_path = public")
     # (Not app first in search_path: its look-alikes would answer this
@@ -467,7 +483,7 @@ def watermark_test():
     # A quiet spell with no UUIDs anywhere, then a transaction that draws one
     # and stays open in tenant_a.
     time.sleep(2.0)
-    holder = connect("tenant_a", "tenant_a", autocommit=False)
+    holder = connect(srv, "tenant_a", "tenant_a", autocommit=False)
     held = one(holder, "INSERT INTO public.ev DEFAULT VALUES RETURNING id")
     age = one(a, "SELECT app.uuid_ext_info() -> 'oldest_announcement_age_ms'")
     if age is None or not 0 <= age < 1000:
@@ -507,16 +523,15 @@ def watermark_test():
     b.close()
 
 
-def main():
-    test_hostile_install()
-    test_locked()
-    test_paths()
-    watermark_test()
-    with connect() as su:
-        for t in TENANTS:
-            su.execute(f"DROP DATABASE {t}")
-            su.execute(f"DROP ROLE {t}")
-
-
-if __name__ == "__main__":
-    main()
+def main(t):
+    srv = t.shared()
+    skipped = test_hostile_install(srv, t.pg.extension_dir)
+    test_locked(srv)
+    test_paths(srv)
+    watermark_test(srv)
+    with connect(srv) as su:
+        for tenant in TENANTS:
+            su.execute(f"DROP DATABASE {tenant}")
+            su.execute(f"DROP ROLE {tenant}")
+    if skipped:
+        raise Skip(skipped)

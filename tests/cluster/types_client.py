@@ -1,5 +1,6 @@
-#!/usr/bin/env python3
-"""The uuid7 and uuid6 types from the outside (docs/reference.md#the-uuid7-and-uuid6-types, #errors):
+"""The uuid7 and uuid6 types from the outside: pg_dump/pg_restore, binary COPY, psycopg 3, binary receive.
+
+docs/reference.md#the-uuid7-and-uuid6-types, #errors:
 
 - a table with both types survives pg_dump/pg_restore (plain and custom
   formats) and binary COPY out and in, unchanged;
@@ -9,14 +10,11 @@
   uuid7/uuid6 parameters end with a value, 22P03 (not 16 bytes) or 22P02
   (another version), and the server never restarts.
 
-Run with the virtual environment's Python that has psycopg. Env: PGHOST,
-PGPORT, PGUSER; PGBIN (the server's bin directory).
+Runs on the shared server (its pg_dump, pg_restore and psql); needs psycopg 3.
 """
 import os
 import random
 import subprocess
-import sys
-import tempfile
 import uuid
 
 import psycopg
@@ -25,17 +23,9 @@ from psycopg.pq import Format
 from psycopg.types import TypeInfo
 from psycopg.types.uuid import UUIDBinaryLoader, UUIDLoader
 
-BIN = os.environ["PGBIN"]
+from pg import fail, ok
+
 rng = random.Random(int.from_bytes(os.urandom(8), "big"))
-
-
-def ok(msg):
-    print(f"ok   {msg}", flush=True)
-
-
-def fail(msg):
-    print(f"FAIL {msg}", flush=True)
-    sys.exit(1)
 
 
 def run(*cmd, **kw):
@@ -45,56 +35,48 @@ def run(*cmd, **kw):
     return r.stdout
 
 
-def psql(db, sql):
-    return run(f"{BIN}/psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db, "-c", sql).strip()
-
-
-def fresh_db(name):
-    psql("postgres", f"DROP DATABASE IF EXISTS {name}")
-    psql("postgres", f"CREATE DATABASE {name}")
-
-
 CONTENT = ("SELECT md5(string_agg(id7::text || id6::text || n::text || coalesce(ids::text, ''), ',' ORDER BY n)), "
            "count(*), bool_and(pg_typeof(id7) = 'uuid7'::regtype AND pg_typeof(id6) = 'uuid6'::regtype) FROM t")
 
 
-def dump_and_restore():
-    fresh_db("types_src")
-    psql("types_src", "CREATE EXTENSION uuid_ext")
-    psql("types_src", "CREATE TABLE t (id7 uuid7 PRIMARY KEY DEFAULT uuid_generate_v7(), "
-                      "id6 uuid6 NOT NULL DEFAULT uuid_generate_v6(), n int, ids uuid7[]); "
-                      "CREATE INDEX ON t USING hash (id6); CREATE INDEX ON t USING brin (id7); "
-                      "INSERT INTO t (n, ids) SELECT g, ARRAY[uuid_generate_v7(), uuid_generate_v7()] "
-                      "FROM generate_series(1, 2000) g; "
-                      "INSERT INTO t VALUES ('017f22e2-79b0-7cc3-98c4-dc0c0c07398f', "
-                      "'1ec9414c-232a-6b00-b3c8-9f6bdeced846', 0, NULL)")
-    want = psql("types_src", CONTENT)
-    with tempfile.TemporaryDirectory() as d:
-        os.chmod(d, 0o777)
-        plain, custom, copy = f"{d}/plain.sql", f"{d}/custom.dump", f"{d}/t.copy"
-        run(f"{BIN}/pg_dump", "-d", "types_src", "-f", plain)
-        run(f"{BIN}/pg_dump", "-d", "types_src", "-Fc", "-f", custom)
-        fresh_db("types_plain")
-        run(f"{BIN}/psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "types_plain", "-f", plain)
-        fresh_db("types_custom")
-        run(f"{BIN}/pg_restore", "-d", "types_custom", "--exit-on-error", custom)
-        for db in ("types_plain", "types_custom"):
-            got = psql(db, CONTENT)
-            if got != want:
-                fail(f"{db}: restored content differs:\n  {got}\n  {want}")
-            if psql(db, "SELECT count(*) FROM pg_indexes WHERE tablename = 't'") != "3":
-                fail(f"{db}: indexes not restored")
-        ok("a table with uuid7, uuid6 and uuid7[] columns survives pg_dump and restore, plain and custom formats")
-
-        psql("types_src", f"COPY t TO '{copy}' WITH (FORMAT binary)")
-        psql("types_src", "CREATE TABLE t2 (LIKE t INCLUDING ALL)")
-        psql("types_src", f"COPY t2 FROM '{copy}' WITH (FORMAT binary)")
-        got = psql("types_src", CONTENT.replace("FROM t", "FROM t2"))
-        if got != want:
-            fail(f"binary COPY out and in changed the data:\n  {got}\n  {want}")
-        ok("binary COPY out and in leaves uuid7 and uuid6 unchanged")
+def dump_and_restore(t, srv):
+    srv.fresh("types_src")
+    srv.q("CREATE EXTENSION uuid_ext", "types_src")
+    srv.q("CREATE TABLE t (id7 uuid7 PRIMARY KEY DEFAULT uuid_generate_v7(), "
+          "id6 uuid6 NOT NULL DEFAULT uuid_generate_v6(), n int, ids uuid7[]); "
+          "CREATE INDEX ON t USING hash (id6); CREATE INDEX ON t USING brin (id7); "
+          "INSERT INTO t (n, ids) SELECT g, ARRAY[uuid_generate_v7(), uuid_generate_v7()] "
+          "FROM generate_series(1, 2000) g; "
+          "INSERT INTO t VALUES ('017f22e2-79b0-7cc3-98c4-dc0c0c07398f', "
+          "'1ec9414c-232a-6b00-b3c8-9f6bdeced846', 0, NULL)", "types_src")
+    want = srv.q(CONTENT, "types_src")
+    # The server's user owns the directory: the server writes the COPY file into it.
+    d = t.path("dumps")
+    t.host.make_dir(d)
+    plain, custom, copy = f"{d}/plain.sql", f"{d}/custom.dump", f"{d}/t.copy"
+    run(srv.pg.tool("pg_dump"), "-d", srv.conninfo("types_src"), "-f", plain)
+    run(srv.pg.tool("pg_dump"), "-d", srv.conninfo("types_src"), "-Fc", "-f", custom)
+    srv.fresh("types_plain")
+    run(*srv.psql("types_plain"), "-f", plain)
+    srv.fresh("types_custom")
+    run(srv.pg.tool("pg_restore"), "-d", srv.conninfo("types_custom"), "--exit-on-error", custom)
     for db in ("types_plain", "types_custom"):
-        psql("postgres", f"DROP DATABASE {db}")
+        got = srv.q(CONTENT, db)
+        if got != want:
+            fail(f"{db}: restored content differs:\n  {got}\n  {want}")
+        if srv.q("SELECT count(*) FROM pg_indexes WHERE tablename = 't'", db) != "3":
+            fail(f"{db}: indexes not restored")
+    ok("a table with uuid7, uuid6 and uuid7[] columns survives pg_dump and restore, plain and custom formats")
+
+    srv.q(f"COPY t TO '{copy}' WITH (FORMAT binary)", "types_src")
+    srv.q("CREATE TABLE t2 (LIKE t INCLUDING ALL)", "types_src")
+    srv.q(f"COPY t2 FROM '{copy}' WITH (FORMAT binary)", "types_src")
+    got = srv.q(CONTENT.replace("FROM t", "FROM t2"), "types_src")
+    if got != want:
+        fail(f"binary COPY out and in changed the data:\n  {got}\n  {want}")
+    ok("binary COPY out and in leaves uuid7 and uuid6 unchanged")
+    for db in ("types_plain", "types_custom"):
+        srv.q(f"DROP DATABASE {db}")
 
 
 def register(conn):
@@ -105,8 +87,8 @@ def register(conn):
         conn.adapters.register_loader(info.oid, UUIDBinaryLoader)
 
 
-def client():
-    with psycopg.connect(dbname="types_src") as conn:
+def client(srv):
+    with psycopg.connect(srv.conninfo("types_src")) as conn:
         before = conn.execute("SELECT id7 FROM t WHERE n = 0").fetchone()[0]
         if before != "017f22e2-79b0-7cc3-98c4-dc0c0c07398f":
             fail(f"unregistered, a uuid7 should read as text; read {before!r}")
@@ -143,10 +125,10 @@ class Raw:
         self.data = data
 
 
-def binary_receive():
+def binary_receive(srv):
     """Random 0-to-32-byte values as binary parameters of each type."""
     outcomes = {}
-    with psycopg.connect(dbname="types_src", autocommit=True) as conn:
+    with psycopg.connect(srv.conninfo("types_src"), autocommit=True) as conn:
         start = conn.execute("SELECT pg_postmaster_start_time()").fetchone()[0]
         for name, version in (("uuid7", 7), ("uuid6", 6)):
             oid = TypeInfo.fetch(conn, name).oid
@@ -190,12 +172,9 @@ def binary_receive():
     ok(f"binary receive of 6000 random values: {summary}; the server never restarted")
 
 
-def main():
-    dump_and_restore()
-    client()
-    binary_receive()
-    psql("postgres", "DROP DATABASE types_src")
-
-
-if __name__ == "__main__":
-    main()
+def main(t):
+    srv = t.shared()
+    dump_and_restore(t, srv)
+    client(srv)
+    binary_receive(srv)
+    srv.q("DROP DATABASE types_src")

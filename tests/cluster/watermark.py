@@ -1,7 +1,8 @@
-#!/usr/bin/env python3
-"""The commit watermark (docs/ordering.md#polling-without-missing-rows-the-commit-watermark): a poller that follows the
-pattern of docs/ordering.md sees every committed row exactly once; a naive one misses
-rows in the same run.
+"""The commit watermark: a poller that follows it sees every committed row exactly once, a naive one misses some.
+
+docs/ordering.md#polling-without-missing-rows-the-commit-watermark: a
+poller that follows the pattern of docs/ordering.md sees every committed
+row exactly once; a naive one misses rows in the same run.
 
 Writers, each its own session, insert into `ev (id uuid PRIMARY KEY DEFAULT
 uuid_generate_v7())` in transactions of random length: most commit quickly,
@@ -23,35 +24,25 @@ one written to: a streaming standby of it, where the pollers also
 make UUIDs of their own in read-only queries, as an application on a replica
 might.
 
-Env (run as a script): PGHOST, PGPORT, PGUSER (libpq's). Needs psycopg 3; the
-writers' cluster needs max_prepared_transactions > 0.
+As a test (main) it runs on the shared server, writers and pollers both;
+tests/cluster/replication.py calls run() with a standby's. Needs psycopg 3;
+the writers' cluster needs max_prepared_transactions > 0.
 """
 import random
-import sys
 import threading
 import time
 
 import psycopg
 
+from pg import fail, ok
+
 SECONDS = 8
 WRITERS = 6
 
 
-def ok(msg):
-    print(f"ok   {msg}", flush=True)
-
-
-def fail(msg):
-    print(f"FAIL {msg}", file=sys.stderr, flush=True)
-    sys.exit(1)
-
-
-# Where the writers and the pollers connect (libpq conninfo strings).
-TARGETS = {"writers": "dbname=postgres", "pollers": "dbname=postgres"}
-
-
-def connect(autocommit=False, role="writers"):
-    return psycopg.connect(TARGETS[role], autocommit=autocommit)
+def connect(conninfo, autocommit=False):
+    """A connection to `conninfo` (a libpq conninfo string, the server named in it)."""
+    return psycopg.connect(conninfo, autocommit=autocommit)
 
 
 class Record:
@@ -68,10 +59,10 @@ class Record:
             self.kinds[kind] = self.kinds.get(kind, 0) + 1
 
 
-def writer(n, rec, stop, prepared_queue):
+def writer(conninfo, n, rec, stop, prepared_queue):
     rnd = random.Random(n)
     try:
-        with connect() as conn:
+        with connect(conninfo) as conn:
             g = 0
             while not stop.is_set():
                 g += 1
@@ -125,10 +116,10 @@ def writer(n, rec, stop, prepared_queue):
         rec.errors.append(f"writer {n}: {e!r}")
 
 
-def resolver(rec, stop, prepared_queue):
+def resolver(conninfo, rec, stop, prepared_queue):
     """Commits (or rolls back) prepared transactions from another session."""
     try:
-        with connect(autocommit=True) as conn:
+        with connect(conninfo, autocommit=True) as conn:
             while not (stop.is_set() and not prepared_queue):
                 due = [p for p in list(prepared_queue) if p[0] <= time.time()]
                 for p in due:
@@ -142,13 +133,15 @@ def resolver(rec, stop, prepared_queue):
 
 
 class Poller:
-    def __init__(self, with_watermark):
+    def __init__(self, with_watermark, standby):
         self.with_watermark = with_watermark
+        # Polling another server than the one written to: a standby.
+        self.standby = standby
         self.seen = []
         self.last = "00000000-0000-0000-0000-000000000000"
 
     def poll(self, conn):
-        if TARGETS["pollers"] != TARGETS["writers"]:
+        if self.standby:
             # A read-only query that makes a UUID on the standby.
             conn.execute("SELECT uuid_generate_v7()")
         if self.with_watermark:
@@ -162,9 +155,9 @@ class Poller:
         return len(rows)
 
 
-def poll_loop(poller, stop, rec):
+def poll_loop(conninfo, poller, stop, rec):
     try:
-        with connect(autocommit=True, role="pollers") as conn:  # READ COMMITTED: a snapshot per statement
+        with connect(conninfo, autocommit=True) as conn:  # READ COMMITTED: a snapshot per statement
             while not stop.is_set():
                 try:
                     poller.poll(conn)
@@ -176,10 +169,10 @@ def poll_loop(poller, stop, rec):
 
 
 def run(writers, pollers):
-    """The test, writing through `writers` and polling through `pollers`."""
-    TARGETS["writers"], TARGETS["pollers"] = writers, pollers
+    """The test, writing through `writers` and polling through `pollers`
+    (libpq conninfo strings)."""
     standby = writers != pollers
-    with connect(autocommit=True) as conn:
+    with connect(writers, autocommit=True) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS uuid_ext")
         conn.execute("DROP TABLE IF EXISTS ev, big")
         conn.execute("CREATE TABLE ev (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), note text)")
@@ -198,16 +191,17 @@ def run(writers, pollers):
         if "Workers Launched: 2" not in plan:
             fail(f"the parallel writers' query launches no workers:\n{plan}")
     if standby:
-        wait_for_standby(lambda c: c.execute("SELECT to_regclass('ev') IS NOT NULL").fetchone()[0],
+        wait_for_standby(pollers, lambda c: c.execute("SELECT to_regclass('ev') IS NOT NULL").fetchone()[0],
                          "the table to reach the standby")
 
     rec = Record()
     stop_writers, stop_resolver, stop_pollers = threading.Event(), threading.Event(), threading.Event()
     prepared_queue = []
-    good, naive = Poller(True), Poller(False)
-    threads = [threading.Thread(target=writer, args=(n, rec, stop_writers, prepared_queue)) for n in range(WRITERS)]
-    res = threading.Thread(target=resolver, args=(rec, stop_resolver, prepared_queue))
-    polls = [threading.Thread(target=poll_loop, args=(p, stop_pollers, rec)) for p in (good, naive)]
+    good, naive = Poller(True, standby), Poller(False, standby)
+    threads = [threading.Thread(target=writer, args=(writers, n, rec, stop_writers, prepared_queue))
+               for n in range(WRITERS)]
+    res = threading.Thread(target=resolver, args=(writers, rec, stop_resolver, prepared_queue))
+    polls = [threading.Thread(target=poll_loop, args=(pollers, p, stop_pollers, rec)) for p in (good, naive)]
     for t in threads + [res] + polls:
         t.start()
     time.sleep(SECONDS)
@@ -223,16 +217,16 @@ def run(writers, pollers):
         fail("\n".join(rec.errors))
 
     # Every transaction has ended: one last poll each catches up.
-    with connect(autocommit=True) as conn:
+    with connect(writers, autocommit=True) as conn:
         in_table = {r[0] for r in conn.execute("SELECT id FROM ev")}
         leftover = conn.execute("SELECT count(*) FROM pg_prepared_xacts").fetchone()[0]
         top = conn.execute("SELECT max(id::text) FROM ev").fetchone()[0]
     if standby:
         # The primary's worker logs the watermark once it passes the last
         # key; the standby replays it.
-        wait_for_standby(lambda c: c.execute("SELECT uuid_v7_watermark() > %s::uuid", (top,)).fetchone()[0],
+        wait_for_standby(pollers, lambda c: c.execute("SELECT uuid_v7_watermark() > %s::uuid", (top,)).fetchone()[0],
                          "the standby's watermark to pass the last committed key")
-    with connect(autocommit=True, role="pollers") as conn:
+    with connect(pollers, autocommit=True) as conn:
         good.poll(conn)
         naive.poll(conn)
     if leftover:
@@ -257,9 +251,9 @@ def run(writers, pollers):
        "in the same run")
 
 
-def wait_for_standby(pred, what, timeout=60):
+def wait_for_standby(pollers, pred, what, timeout=60):
     t0 = time.time()
-    with connect(autocommit=True, role="pollers") as conn:
+    with connect(pollers, autocommit=True) as conn:
         while time.time() - t0 < timeout:
             try:
                 if pred(conn):
@@ -270,5 +264,6 @@ def wait_for_standby(pred, what, timeout=60):
     fail(f"timed out waiting for {what}")
 
 
-if __name__ == "__main__":
-    run("dbname=postgres", "dbname=postgres")
+def main(t):
+    srv = t.shared()
+    run(srv.conninfo(), srv.conninfo())

@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """Keeps the documentation true: README.md, every docs/*.md and CONTRIBUTING.md.
 
 1. Every ```sql block runs, in order, each in a fresh database, with psql's
    ON_ERROR_STOP. A block that does not create the extension itself gets
    one where `CREATE EXTENSION uuid_ext` already ran. A line
-   `<!-- readme-test: setup=FILE check=FILE -->` right before a block names
+   `<!-- doc-test: setup=FILE check=FILE -->` right before a block names
    SQL files (relative to the repository) run before and after it.
 2. A query that states its result in a comment after its semicolon,
    `SELECT ...;  -- result`, must print exactly that (one row; columns
@@ -13,7 +12,7 @@
    `-- on 15, 16: result; on 17: other; on 18: ...`, and must name the
    version under test. Queries are statements that start with SELECT, SHOW,
    VALUES, TABLE or WITH; a comment after any other statement is a note.
-3. A ```python block after `<!-- readme-test: python=FILE -->` is code a
+3. A ```python block after `<!-- doc-test: python=FILE -->` is code a
    test runs: every line of it is in FILE.
 4. docs/reference.md documents exactly the functions the extension
    installs (a table row starting with `` | `name( ``), and names every
@@ -23,14 +22,16 @@
 6. README.md stays short (at most 250 lines), and relative links between
    the documents point to files and headings that exist.
 
-Needs PGHOST, PGPORT and PGUSER of a running cluster that preloads the
-library; psql is given with --psql.
+Runs on the shared server (which preloads the library); `main(t, names)`
+checks the documents named (README, CONTRIBUTING, reference, ...): the
+examples and links of each, README.md's length with it, the reference's
+coverage of the catalog with `reference`.
 """
-import argparse
 import os
 import re
 import subprocess
-import sys
+
+from pg import fail
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -42,7 +43,7 @@ def sql_blocks(text):
         if lines[i].strip() == "```sql":
             opts = {}
             if i > 0:
-                m = re.match(r"\s*<!--\s*readme-test:(.*)-->", lines[i - 1])
+                m = re.match(r"\s*<!--\s*doc-test:(.*)-->", lines[i - 1])
                 if m:
                     opts = dict(kv.split("=", 1) for kv in m.group(1).split())
             start = i + 1
@@ -59,7 +60,7 @@ def python_blocks(text):
     lines = text.splitlines()
     out = []
     for i, line in enumerate(lines):
-        m = re.match(r"\s*<!--\s*readme-test:\s*python=(\S+)\s*-->", line)
+        m = re.match(r"\s*<!--\s*doc-test:\s*python=(\S+)\s*-->", line)
         if m and i + 1 < len(lines) and lines[i + 1].strip() == "```python":
             j = i + 2
             while lines[j].strip() != "```":
@@ -68,8 +69,8 @@ def python_blocks(text):
     return out
 
 
-def psql(args, dbname, sql=None, file=None):
-    cmd = [args.psql, "-X", "-q", "-At", "-F", " | ", "-P", "null=NULL", "-v", "ON_ERROR_STOP=1", "-d", dbname]
+def psql(srv, dbname, sql=None, file=None):
+    cmd = [*srv.psql(dbname), "-F", " | ", "-P", "null=NULL"]
     cmd += ["-f", file] if file else ["-f", "-"]
     env = dict(os.environ, PGTZ="UTC", PGDATESTYLE="ISO, MDY")
     return subprocess.run(cmd, input=sql, text=True, capture_output=True, env=env)
@@ -124,13 +125,10 @@ def with_markers(sql):
     return "\n".join(out) + "\n", stated
 
 
-def server_major(args):
-    r = psql(args, "postgres", "SHOW server_version_num;")
-    return int(r.stdout.strip()) // 10000
+def path_of(name):
+    """A document's path from its name: README, CONTRIBUTING, or one of docs/."""
+    return f"{name}.md" if name in ("README", "CONTRIBUTING") else os.path.join("docs", f"{name}.md")
 
-
-DOCS = ["README.md", "CONTRIBUTING.md"] + sorted(
-    os.path.join("docs", f) for f in os.listdir(os.path.join(ROOT, "docs")) if f.endswith(".md"))
 README_MAX_LINES = 250
 
 
@@ -193,13 +191,13 @@ def check_links(doc, text):
     return bad
 
 
-def run_blocks(args, doc, text, major):
+def run_blocks(srv, doc, text, major):
     """Runs the SQL blocks of one document; returns (failures, results checked)."""
     failures = checked = 0
     for n, (line, sql, opts) in enumerate(sql_blocks(text), 1):
         sql, stated = with_markers(sql)
         db = f"doc_block_{n}"
-        psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}"; CREATE DATABASE "{db}";')
+        psql(srv, "postgres", f'DROP DATABASE IF EXISTS "{db}"; CREATE DATABASE "{db}";')
         steps = []
         if "CREATE EXTENSION uuid_ext" not in sql:
             steps.append(("create extension", "CREATE EXTENSION uuid_ext;\n", None))
@@ -210,7 +208,7 @@ def run_blocks(args, doc, text, major):
             steps.append(("check " + opts["check"], None, os.path.join(ROOT, opts["check"])))
         ok = True
         for what, body, file in steps:
-            r = psql(args, db, body, file)
+            r = psql(srv, db, body, file)
             if r.returncode != 0:
                 print(f"FAIL block {n} ({doc} line {line}) at {what}:\n{r.stdout}{r.stderr}")
                 ok = False
@@ -230,7 +228,7 @@ def run_blocks(args, doc, text, major):
                         ok = False
                     else:
                         checked += 1
-        psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}";')
+        psql(srv, "postgres", f'DROP DATABASE IF EXISTS "{db}";')
         print(f"{'ok  ' if ok else 'FAIL'} {doc}:{line} block {n}" + (f" {opts}" if opts else ""))
         failures += not ok
     for line, code, file in python_blocks(text):
@@ -244,15 +242,14 @@ def run_blocks(args, doc, text, major):
     return failures, checked
 
 
-def catalog(args, sql):
+def catalog(srv, sql):
     """Rows of `sql` in a database with the extension installed."""
     db = "doc_catalog"
-    psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}"; CREATE DATABASE "{db}";')
-    r = subprocess.run([args.psql, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db,
-                        "-c", "CREATE EXTENSION uuid_ext", "-c", sql], text=True, capture_output=True)
-    psql(args, "postgres", f'DROP DATABASE IF EXISTS "{db}";')
+    psql(srv, "postgres", f'DROP DATABASE IF EXISTS "{db}"; CREATE DATABASE "{db}";')
+    r = subprocess.run([*srv.psql(db), "-c", "CREATE EXTENSION uuid_ext", "-c", sql], text=True, capture_output=True)
+    psql(srv, "postgres", f'DROP DATABASE IF EXISTS "{db}";')
     if r.returncode != 0:
-        sys.exit(f"FAIL {sql}:\n{r.stderr}")
+        fail(f"{sql}:\n{r.stderr}")
     return set(r.stdout.split())
 
 
@@ -274,31 +271,51 @@ SETTINGS = "SELECT name FROM pg_settings WHERE name LIKE 'uuid\\_ext.%'"
 ALL_FUNCTIONS = "SELECT DISTINCT proname FROM pg_proc"
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--psql", required=True)
-    args = ap.parse_args()
-    major = server_major(args)
+def main(t, names):
+    srv = t.shared()
+    major = t.pg.major
     failures = checked = 0
-    texts = {doc: open(os.path.join(ROOT, doc)).read() for doc in DOCS}
+    texts = {path_of(n): open(os.path.join(ROOT, path_of(n))).read() for n in names}
 
     for doc, text in texts.items():
-        f, c = run_blocks(args, doc, text, major)
+        f, c = run_blocks(srv, doc, text, major)
         failures += f
         checked += c
     print(f"ok   {checked} stated results are what PostgreSQL {major} printed")
 
-    lines = texts["README.md"].count("\n")
-    if lines > README_MAX_LINES:
-        print(f"FAIL README.md has {lines} lines; it is for a user to read in minutes: at most {README_MAX_LINES}")
-        failures += 1
+    if "README.md" in texts:
+        lines = texts["README.md"].count("\n")
+        if lines > README_MAX_LINES:
+            print(f"FAIL README.md has {lines} lines; it is for a user to read in minutes: at most {README_MAX_LINES}")
+            failures += 1
     for doc, text in texts.items():
         for bad in check_links(doc, text):
             print(f"FAIL {doc}: a link to {bad}")
             failures += 1
 
-    reference = texts[os.path.join("docs", "reference.md")]
-    installed = catalog(args, EXTENSION_FUNCTIONS)
+    reference = texts.get(os.path.join("docs", "reference.md"))
+    if reference is not None:
+        failures += check_reference(srv, reference)
+
+    existing = catalog(srv, ALL_FUNCTIONS)
+    # The names a reader would call in SQL: ours all start with uuid, and so
+    # do core's UUID functions (besides gen_random_uuid).
+    unknown = [(doc, n, name) for doc, text in texts.items() for n, name in named_functions(text)
+               if re.match(r"^(uuid|gen_random_uuid)", name) and name not in existing]
+    for doc, n, name in unknown:
+        print(f"FAIL {doc}:{n}: `{name}(...)` is no function of the extension or of PostgreSQL {major}")
+    if not unknown:
+        print(f"ok   every function the documents name exists on PostgreSQL {major}")
+    failures += len(unknown)
+    if failures:
+        fail(f"{failures} of the documents' checks failed (above)")
+
+
+def check_reference(srv, reference):
+    """docs/reference.md documents exactly the installed functions, and names
+    every installed type and setting; returns the number of failures."""
+    failures = 0
+    installed = catalog(srv, EXTENSION_FUNCTIONS)
     documented = documented_functions(reference)
     missing, phantom = installed - documented, documented - installed
     if missing:
@@ -309,26 +326,11 @@ def main():
         print(f"ok   docs/reference.md documents exactly the {len(installed)} installed functions")
     failures += bool(missing) + bool(phantom)
 
-    for kind, names in (("type", catalog(args, EXTENSION_TYPES)), ("setting", catalog(args, SETTINGS))):
+    for kind, names in (("type", catalog(srv, EXTENSION_TYPES)), ("setting", catalog(srv, SETTINGS))):
         undocumented = sorted(n for n in names if f"`{n}`" not in reference)
         if undocumented:
             print(f"FAIL installed {kind}s that docs/reference.md does not name: {undocumented}")
             failures += 1
         else:
             print(f"ok   docs/reference.md names every installed {kind}: {', '.join(sorted(names))}")
-
-    existing = catalog(args, ALL_FUNCTIONS)
-    # The names a reader would call in SQL: ours all start with uuid, and so
-    # do core's UUID functions (besides gen_random_uuid).
-    unknown = [(doc, n, name) for doc, text in texts.items() for n, name in named_functions(text)
-               if re.match(r"^(uuid|gen_random_uuid)", name) and name not in existing]
-    for doc, n, name in unknown:
-        print(f"FAIL {doc}:{n}: `{name}(...)` is no function of the extension or of PostgreSQL {major}")
-    if not unknown:
-        print(f"ok   every function the documents name exists on PostgreSQL {major}")
-    failures += len(unknown)
-    return 1 if failures else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return failures

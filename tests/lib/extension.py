@@ -60,7 +60,7 @@ def check_tools():
 
 def place(src, dest, mode):
     """Puts `src` at `dest` as a new file renamed into place."""
-    tmp = dest + ".uuid_ext-new"
+    tmp = f"{dest}.uuid_ext-new-{os.getpid()}"
     shutil.copyfile(src, tmp)
     os.chmod(tmp, mode)
     os.replace(tmp, dest)

@@ -8,7 +8,7 @@ cannot run here (a missing tool, not root); the runner counts each.
 import os
 import shutil
 
-from servers import Server
+from servers import Server, stop_leftovers
 
 
 class Skip(Exception):
@@ -54,7 +54,9 @@ class Run:
         prepared transactions allowed; started at the first call."""
         srv = self._shared.get(pg.pg_config)
         if srv is None or not srv.running():
-            srv = self.server(pg, os.path.join(self.work, f"shared{pg.major}"), f"shared server {pg.release}")
+            dir = os.path.join(self.work, f"shared-{pg.release}")
+            stop_leftovers(dir)
+            srv = self.server(pg, dir, f"shared server {pg.release}")
             srv.create("shared_preload_libraries = 'uuid_ext'", "max_prepared_transactions = 64")
             self._shared[pg.pg_config] = srv
         return srv
@@ -83,6 +85,7 @@ class Test:
         self.pgs = run.pgs
         self.host = run.host
         self.dir = dir
+        stop_leftovers(dir)
         shutil.rmtree(dir, ignore_errors=True)
         self.host.make_dir(dir)
 

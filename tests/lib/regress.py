@@ -42,14 +42,14 @@ def expected_for(inputdir, name, features):
     return os.path.join(inputdir, "expected", f"{name}.out")
 
 
-def run(t, srv, inputdir, only=(), accept=False):
+def run(t, srv, inputdir, only=(), accept=False, where="regress"):
     """Runs the golden tests of `inputdir` (those named in `only`, or all)
     against the running server `srv`; prints pg_regress's report, and for
     each failed test its diff, where its output is and how to accept it.
-    Returns the number of failed tests."""
+    Returns the number of failed tests. Works in t.path(where)."""
     features = srv.features()
-    out = t.path("regress")
-    stage = t.path("regress-input")
+    out = t.path(where)
+    stage = t.path(where + "-input")
     for d in (os.path.join(stage, "sql"), os.path.join(stage, "expected")):
         os.makedirs(d, exist_ok=True)
     chosen = {}
@@ -89,18 +89,24 @@ def run(t, srv, inputdir, only=(), accept=False):
         diffs = os.path.join(out, "regression.diffs")
         if os.path.exists(diffs):
             print(open(diffs).read()[-20000:])
+    remaining = 0
     for name, expected, result in failed:
-        if expected is None:
-            continue
-        rel = os.path.relpath(expected, ROOT)
-        if accept and name != "left_behind" and os.path.exists(result):
+        rel = os.path.relpath(expected, ROOT) if expected else None
+        if accept and name != "left_behind" and expected and os.path.exists(result):
             shutil.copyfile(result, expected)
             print(f"accepted: {rel} is now the output of PostgreSQL {t.pg.release}")
-        else:
-            print(f"FAIL {name}: its output is {t.run.shown(result)}; to accept it as the expected output:\n"
-                  f"  cp {t.run.shown(result)} {rel}\n"
-                  f"  (or: tests/run.py --pg-config {t.pg.pg_config} {layer_of(inputdir)} {name} --accept)")
-    return 0 if accept else len(failed)
+            continue
+        remaining += 1
+        if expected is None or name == "left_behind":
+            continue
+        print(f"FAIL {name}: its output is {t.run.shown(result)}; to accept it as the expected output:\n"
+              f"  cp {t.run.shown(result)} {rel}\n"
+              f"  (or: tests/run.py --pg-config {t.pg.pg_config} {layer_of(inputdir)} {name} --accept)")
+        specific = next((v for v, feature in VARIANTS if feature in features), None)
+        if specific and f"/{specific}/" not in expected:
+            print(f"  (if only servers with {dict(VARIANTS)[specific]} print it: "
+                  f"{os.path.join(os.path.dirname(rel), specific, name + '.out')})")
+    return remaining
 
 
 def layer_of(inputdir):

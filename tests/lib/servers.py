@@ -15,7 +15,7 @@ layers of one PostgreSQL share. The command line below is for the scripts
 that need a server and are no test (scripts/bench):
 
     python3 tests/lib/servers.py start --pg-config PATH --dir DIR --port N [--conf LINE ...]
-    python3 tests/lib/servers.py stop --dir DIR
+    python3 tests/lib/servers.py stop|restart --pg-config PATH --dir DIR --port N
 """
 import argparse
 import os
@@ -98,7 +98,8 @@ class Server:
         self.fresh_dir()
         self.host.run([self.pg.tool("initdb"), "-D", self.data, "-U", "postgres", "-A", "trust", "-E", "UTF8",
                        "--locale=C", "--no-sync", *initdb_args])
-        self.configure(*conf)
+        # Test servers need no durability unless a test asks for it (fsync = on later wins).
+        self.configure("fsync = off", *conf)
         return self
 
     def create(self, *conf):
@@ -110,7 +111,7 @@ class Server:
     def configure(self, *conf):
         """Appends settings; the connection ones are always this server's."""
         lines = [f"port = {self.port}", "listen_addresses = ''", f"unix_socket_directories = '{self.dir}'",
-                 "fsync = off", "max_connections = 40", "log_min_messages = warning", *conf]
+                 "max_connections = 40", "log_min_messages = warning", *conf]
         with open(os.path.join(self.data, "postgresql.conf"), "a") as f:
             f.write("\n" + "\n".join(lines) + "\n")
 
@@ -310,6 +311,28 @@ class Server:
                  f"{standby.name} to replay up to {lsn}", timeout)
 
 
+def stop_leftovers(dir):
+    """Stops the servers an earlier, interrupted run left running under `dir`
+    (their postmaster.pid, or a socket's lock file where the data directory
+    is out of sight), before the directory is emptied."""
+    pids = set()
+    for root, dirs, files in os.walk(dir):
+        for f in files:
+            if f == "postmaster.pid" or (f.startswith(".s.PGSQL.") and f.endswith(".lock")):
+                try:
+                    pids.add(int(open(os.path.join(root, f)).readline()))
+                except (OSError, ValueError):
+                    pass
+    for pid in pids:
+        try:
+            if not open(f"/proc/{pid}/comm").read().startswith(("postgres", "postmaster")):
+                continue
+            os.kill(pid, signal.SIGQUIT)
+        except (OSError, ProcessLookupError):
+            continue
+        wait_for(lambda: not os.path.exists(f"/proc/{pid}"), f"the left-over server {pid} to stop")
+
+
 def finish(p):
     """What a session of start_script printed, once it ends; FAIL if it failed."""
     out = p.stdout.read()
@@ -341,14 +364,16 @@ def main():
         p.add_argument("--port", type=int, required=True)
     a = ap.parse_args()
     srv = Server(Host(), Installation(a.pg_config), os.path.basename(a.dir), os.path.abspath(a.dir), a.port)
+    running = os.path.exists(os.path.join(srv.data, "postmaster.pid")) and srv.running()
     if a.cmd == "start":
         srv.initdb(*a.conf)
         srv.start()
     elif a.cmd == "restart":
-        srv.stop()
+        if running:
+            srv.stop()
         srv.start()
-    else:
-        srv.stop_quietly()
+    elif running:
+        srv.stop()
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@
 //
 // Env: PGHOST (a host, or a socket directory: then the test forwards a
 // loopback TCP port to the socket, as pgJDBC speaks TCP only), PGPORT, PGUSER.
-// Run (tests/clients/run does): javac -cp /usr/share/java/postgresql.jar -d OUT JdbcClient.java
+// Run (the runner's clients layer does, tests/run.py): javac -cp /usr/share/java/postgresql.jar -d OUT JdbcClient.java
 //   java -cp OUT:/usr/share/java/postgresql.jar JdbcClient
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,5 +1,5 @@
 -- Every function's volatility, strictness and parallel label (docs/reference.md),
--- (that docs/reference.md lists exactly these functions is tests/readme/check.py's).
+-- (that docs/reference.md lists exactly these functions is tests/docs/check.py's).
 CREATE EXTENSION uuid_ext;
 
 SELECT p.proname || '(' || pg_get_function_arguments(p.oid) || ')' AS function,
