@@ -129,6 +129,21 @@ class Writer:
             return False
 
 
+def stop_between_rounds(conn, worker):
+    """SIGSTOP to the horizon worker while it sleeps between rounds (its wait
+    event `Extension`, read from pg_stat_activity while it is stopped), never
+    while it holds the horizon lock: stopped there, every call that needs the
+    horizon would wait for it, which is no fault a DBA meets."""
+    for _ in range(500):
+        os.kill(worker, signal.SIGSTOP)
+        if conn.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s",
+                        (worker,)).fetchone()[0] == "Extension":
+            return
+        os.kill(worker, signal.SIGCONT)
+        time.sleep(0.01)
+    fail("the horizon worker was never seen sleeping between rounds")
+
+
 def in_order(srv, committed, what):
     rows = dict(connect(srv).execute("SELECT n, id::text FROM t").fetchall())
     for n, u in committed:
@@ -151,7 +166,7 @@ def worker_faults(t):
         c = connect(srv)
         worker = int(info(c, "horizon_worker_pid"))
         inline = int(c.execute("SELECT uuid_ext_info() -> 'horizon' ->> 'writes_inline'").fetchone()[0])
-        os.kill(worker, signal.SIGSTOP)
+        stop_between_rounds(c, worker)
         try:
             w.write(60)
         finally:

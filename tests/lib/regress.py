@@ -47,6 +47,8 @@ def run(t, srv, inputdir, only=(), accept=False, where="regress"):
     against the running server `srv`; prints pg_regress's report, and for
     each failed test its diff, where its output is and how to accept it.
     Returns the number of failed tests. Works in t.path(where)."""
+    t.need(os.access(t.pg.pg_regress, os.X_OK), f"needs pg_regress, which {t.pg} lacks ({t.pg.pg_regress}; "
+           f"Debian: postgresql-server-dev-{t.pg.major})")
     features = srv.features()
     out = t.path(where)
     stage = t.path(where + "-input")

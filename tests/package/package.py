@@ -93,17 +93,24 @@ def archive(t):
     # install.sh refuses a server older than the minor it was built against,
     # and one of another major (a pg_config that says so), installing nothing.
     fake = t.path("fake-pg_config")
+    refusals = []
+    # Run where a wrong install would leave files: a fake pg_config answers
+    # every question with its version, a relative path.
+    cwd = t.path("refusals")
+    os.makedirs(cwd)
     for said in (f"{t.pg.major}beta1", "14.9"):
         with open(fake, "w") as f:
             f.write(f'#!/bin/sh\necho "PostgreSQL {said}"\n')
         os.chmod(fake, 0o755)
-        r = subprocess.run([install_sh, fake], capture_output=True, text=True)
+        r = subprocess.run([install_sh, fake], capture_output=True, text=True, cwd=cwd)
         if r.returncode == 0:
             fail(f"the archive's install.sh installed into a PostgreSQL {said}")
         if "this package" not in r.stderr:
             fail(f"install.sh refused PostgreSQL {said} otherwise than expected: {r.stderr}")
-        refusal = r.stderr.strip().splitlines()[0]
-    ok(f"the archive's install.sh refuses PostgreSQL {t.pg.major}beta1 (older than its headers') and 14.9: {refusal}")
+        refusals.append(r.stderr.strip().splitlines()[0].replace(fake, "its pg_config"))
+        if os.listdir(cwd) or os.path.exists(os.path.join(t.pg.pkglibdir, "uuid_ext.so")):
+            fail(f"install.sh wrote files before it refused PostgreSQL {said}")
+    ok(f"the archive's install.sh refuses, installing nothing: {'; '.join(refusals)}")
     if open(os.path.join(pkg, "extension", script), "rb").read() != open(debug_script, "rb").read():
         fail(f"the release build's {script} differs from the debug build's")
     r = subprocess.run([install_sh, t.pg.pg_config], capture_output=True, text=True)
