@@ -228,6 +228,9 @@ def layer_core(names, results):
 
 def layer_pg_test(run, pg, names, results, opts):
     what = f"pg_test on {pg.release}"
+    if opts.installed:
+        return results.record(what, "skipped", "pgrx's test command installs a build of its own, and --installed "
+                                               "says to use the one there")
     t = run.test(pg, "pg_test", "pgrx")
     if not pg.writable():
         return results.record(what, "skipped", f"pgrx's test command installs the library into {pg.pkglibdir}, "
