@@ -17,10 +17,12 @@ fn uuidv7() -> Uuid {
     generate::uuid_generate_v7()
 }
 
-/// `uuidv7(shift interval)`: `uuid_generate_v7(shift)` under PostgreSQL 18's name.
+/// `uuidv7(shift interval)`: `uuid_generate_v7(shift)` under PostgreSQL 18's
+/// name, refusing a shift out of range with core 18's words (18.6 and later),
+/// so that code written for 18 catches the same error on 15, 16 and 17.
 #[pg_extern(name = "uuidv7", volatile, strict, parallel_safe)]
 fn uuidv7_shifted(shift: Interval) -> Uuid {
-    generate::uuid_generate_v7_shifted(shift)
+    generate::v7_shifted(shift, generate::Words::Core)
 }
 
 /// `uuidv4()`: a UUIDv4 (RFC 9562 §5.4), 122 bits from this backend's

@@ -45,6 +45,30 @@ pub fn v7_shift_out_of_range() -> ! {
     )
 }
 
+/// 22008 in core 18's words (its `uuidv7(interval)`, uuid.c): our
+/// `uuidv7(interval)` given an infinite interval.
+#[track_caller]
+pub fn core_v7_infinite_shift() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW,
+        "interval out of range for UUID version 7".into(),
+        Some("UUID version 7 does not support infinite intervals."),
+        None,
+    )
+}
+
+/// 22008 in core 18's words: our `uuidv7(interval)` shifted out of the
+/// UUIDv7 range.
+#[track_caller]
+pub fn core_v7_shift_out_of_range() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW,
+        "timestamp out of range for UUID version 7".into(),
+        Some("UUID version 7 supports timestamps from 1970-01-01 to approximately year 10889."),
+        None,
+    )
+}
+
 /// 22008: a timestamp given to a UUIDv6 function is outside what it holds.
 #[track_caller]
 pub fn v6_timestamp_out_of_range() -> ! {

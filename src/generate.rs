@@ -123,23 +123,54 @@ pub(crate) fn uuid_generate_v7() -> Uuid {
 /// it. The sequencer advances as for an unshifted call; the shifted time is
 /// never written back to it.
 #[pg_extern(name = "uuid_generate_v7", volatile, strict, parallel_safe)]
-pub(crate) fn uuid_generate_v7_shifted(shift: Interval) -> Uuid {
+fn uuid_generate_v7_shifted(shift: Interval) -> Uuid {
+    v7_shifted(shift, Words::Ours)
+}
+
+/// Whose words a shifted call's errors use: uuid_ext's, or core 18's for the
+/// name it shares with core, `uuidv7(interval)` (docs/reference.md#errors).
+#[derive(Clone, Copy)]
+pub(crate) enum Words {
+    Ours,
+    Core,
+}
+
+fn shift_out_of_range(words: Words) -> ! {
+    match words {
+        Words::Ours => error::v7_shift_out_of_range(),
+        Words::Core => error::core_v7_shift_out_of_range(),
+    }
+}
+
+/// `uuid_generate_v7(shift)` with the errors in `words`. Core 18 refuses an
+/// infinite interval before any arithmetic, lets a sum beyond PostgreSQL's
+/// own range fail as `timestamptz + interval` fails, then refuses a time
+/// outside UUIDv7's; ours says the one thing for all three.
+pub(crate) fn v7_shifted(shift: Interval, words: Words) -> Uuid {
+    if matches!(words, Words::Core)
+        && timestamp::interval_is_infinite(shift.months(), shift.days(), shift.micros())
+    {
+        error::core_v7_infinite_shift();
+    }
     let (word, random) = next_v7();
     let base_us = timestamp::pg_us_of_unix_us(timestamp::unix_us_of_v7_ms(word >> 16));
     let base =
-        TimestampWithTimeZone::try_from(base_us).unwrap_or_else(|_| error::v7_shift_out_of_range());
-    let shifted: TimestampWithTimeZone = PgTryBuilder::new(|| base + shift)
-        .catch_when(PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW, |_| {
-            error::v7_shift_out_of_range()
-        })
-        .execute();
+        TimestampWithTimeZone::try_from(base_us).unwrap_or_else(|_| shift_out_of_range(words));
+    let shifted: TimestampWithTimeZone = match words {
+        Words::Ours => PgTryBuilder::new(|| base + shift)
+            .catch_when(PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW, |_| {
+                error::v7_shift_out_of_range()
+            })
+            .execute(),
+        Words::Core => base + shift,
+    };
     if !shifted.is_finite() {
-        error::v7_shift_out_of_range();
+        shift_out_of_range(words);
     }
     let shifted = i64::from(shifted)
         .checked_sub(base_us)
         .and_then(|delta_us| v7::shift(word, delta_us))
-        .unwrap_or_else(|| error::v7_shift_out_of_range());
+        .unwrap_or_else(|| shift_out_of_range(words));
     Uuid::from_bytes(v7::from_word(shifted, random))
 }
 

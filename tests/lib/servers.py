@@ -285,9 +285,11 @@ class Server:
     def features(self):
         """What the server has that a golden test may depend on, as words:
         `core:NAME` for each of core's UUID functions in pg_catalog,
-        `cast:uuid:bytea` where core casts uuid to bytea (19 on), and
+        `cast:uuid:bytea` where core casts uuid to bytea (19 on),
+        `interval:infinity` where intervals may be infinite (17 on), and
         `extension:NAME` for each extension it can install."""
-        return set(self.q("""
+        infinite = self.q("SELECT 'infinity'::interval", check=False).returncode == 0
+        return ({"interval:infinity"} if infinite else set()) | set(self.q("""
             SELECT 'core:' || proname FROM pg_catalog.pg_proc
              WHERE pronamespace = 'pg_catalog'::regnamespace
                AND proname IN ('uuid_extract_timestamp', 'uuid_extract_version', 'uuidv7', 'uuidv4')

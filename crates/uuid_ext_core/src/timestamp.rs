@@ -122,6 +122,14 @@ pub fn pg_us_of_unix_us(unix_us: i64) -> i64 {
     unix_us - PG_EPOCH_UNIX_US
 }
 
+/// True for PostgreSQL's infinite `interval` (17 and later): every field at
+/// its type's maximum (`infinity`) or minimum (`-infinity`), as its
+/// `INTERVAL_NOT_FINITE` reads it.
+pub fn interval_is_infinite(months: i32, days: i32, micros: i64) -> bool {
+    (months, days, micros) == (i32::MAX, i32::MAX, i64::MAX)
+        || (months, days, micros) == (i32::MIN, i32::MIN, i64::MIN)
+}
+
 // --- as text -------------------------------------------------------------------
 
 /// `unix_ns` (nanoseconds since 1970, may be negative) as UTC text with
@@ -160,6 +168,16 @@ fn civil_from_days(days: i128) -> (i128, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_two_infinite_intervals_are_infinite() {
+        assert!(interval_is_infinite(i32::MAX, i32::MAX, i64::MAX));
+        assert!(interval_is_infinite(i32::MIN, i32::MIN, i64::MIN));
+        // One field short of it is a (huge) finite interval.
+        assert!(!interval_is_infinite(i32::MAX, i32::MAX, i64::MAX - 1));
+        assert!(!interval_is_infinite(i32::MIN, i32::MAX, i64::MAX));
+        assert!(!interval_is_infinite(0, 0, 0));
+    }
 
     // RFC 9562 Appendix A.1, A.5 and A.6: all three 2022-02-22 19:22:22 UTC.
     const RFC_V1: Bytes = 0xC232AB00_9414_11EC_B3C8_9F6BDECED846_u128.to_be_bytes();
