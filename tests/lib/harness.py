@@ -20,8 +20,9 @@ class Run:
     machine, the work directory, and every server started, which it stops
     at the end."""
 
-    def __init__(self, pgs, host, work, base_port=55400, outside=""):
+    def __init__(self, pgs, host, work, base_port=55400, outside="", packages=None):
         self.pgs = sorted(pgs, key=lambda p: (p.major, p.release))
+        self.packages = packages  # the package layer's archives and .debs, when given
         self.host = host
         self.work = work
         self.outside = outside

@@ -1,14 +1,24 @@
 """The packages of scripts/package, installed where users install them
 (docs/operations.md#installing).
 
-- archive: `scripts/package --pg-config` builds the tarball and the .deb for
-  the PostgreSQL under test (lintian, where it is installed, finds no error
-  in the .deb); pgrx's schema generator writes the same install script on
-  five runs, and the release build's is the debug build's byte for byte;
-  install.sh refuses a server older than the minor it was built against
-  and one of another major, installing nothing; it installs into the
-  PostgreSQL under test, whose uuid_ext files were removed first, and a new
-  server preloading it makes keys of both types on the shared sequencer.
+The packages are the runner's `--packages DIR` (scripts/test builds every
+major's once, on Debian 12), else built here for the PostgreSQL under test
+with `scripts/package --pg-config`.
+
+- archive: the library needs no newer C library than Debian 12's (glibc
+  2.36: `objdump -T`, and the .deb's Depends); built here, pgrx's schema
+  generator writes the same install script on five runs and the release
+  build's is the debug build's byte for byte; given, every major's package
+  has the same install script; install.sh refuses a server older than the
+  minor it was built against and one of another major, leaving no file; it
+  installs into the PostgreSQL under test, whose uuid_ext files were removed
+  first, and a new server preloading it makes keys of both types on the
+  shared sequencer.
+- golden: the golden tests with the packaged library, preloaded.
+- floor: in a server of an older minor than the package declares, install.sh
+  refuses; the library put there by hand either loads, or the server refuses
+  it at start for a symbol of PostgreSQL's that minor lacks: never for the C
+  library.
 - deb: the .deb with apt into Debian's own postgresql-NN (root, on a Debian
   system that has that package at the minor it needs or later), a cluster
   made by Debian's pg_createcluster preloading it, a uuid7 table; then
@@ -22,10 +32,12 @@ import subprocess
 import tarfile
 
 import extension
+import regress
 from harness import Skip
 from pg import fail, ok
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEBIAN_12_GLIBC = "2.36"
 
 
 def crate_version():
@@ -37,21 +49,45 @@ def ext_version():
                      re.M).group(1)
 
 
-def built(t):
-    """scripts/package's archive and .deb for t.pg, built once into t's directory."""
-    dist = t.path("dist")
+def version_key(v):
+    """15.18 < 15.20; 19rc1 < 19.0 (Debian's ~: a release candidate comes before)."""
+    return [int(x) if x.isdigit() else -1 for x in re.findall(r"\d+|[a-z]+", v)]
+
+
+def files_of(t, major=None):
+    """(tarball, .deb) of PostgreSQL `major` (t.pg's): the runner's --packages,
+    else built once into t's directory."""
+    major = major or t.pg.major
     version = crate_version()
-    tarball = os.path.join(dist, f"uuid_ext-{version}-pg{t.pg.major}-{os.uname().machine}-linux.tar.gz")
-    if not os.path.exists(tarball):
+    dist = t.run.packages or t.path("dist")
+    tarball = os.path.join(dist, f"uuid_ext-{version}-pg{major}-{os.uname().machine}-linux.tar.gz")
+    if not t.run.packages and not os.path.exists(tarball):
         r = subprocess.run([os.path.join(ROOT, "scripts", "package"), "--pg-config", t.pg.pg_config, "--out", dist],
                            cwd=ROOT, capture_output=True, text=True)
         print(r.stdout, end="")
         if r.returncode != 0:
             fail(f"scripts/package --pg-config {t.pg.pg_config} failed:\n{r.stderr[-5000:]}")
-    debs = glob.glob(os.path.join(dist, f"postgresql-{t.pg.major}-uuid-ext_{version}-1_*.deb"))
-    if len(debs) != 1:
-        fail(f"scripts/package wrote {debs}, not one .deb for PostgreSQL {t.pg.major}")
+    debs = glob.glob(os.path.join(dist, f"postgresql-{major}-uuid-ext_{version}-1_*.deb"))
+    if not os.path.exists(tarball) or len(debs) != 1:
+        fail(f"{dist} has no archive and .deb of uuid_ext {version} for PostgreSQL {major}")
     return tarball, debs[0]
+
+
+def unpacked(t):
+    """The archive of t.pg's major, unpacked: its directory."""
+    tarball, _ = files_of(t)
+    where = t.path("archive")
+    if not os.path.isdir(where):
+        with tarfile.open(tarball) as tar:
+            tar.extractall(where)
+    return os.path.join(where, f"uuid_ext-{crate_version()}-pg{t.pg.major}")
+
+
+def floor_of(t):
+    """The oldest minor the package of t.pg's major declares (its .deb's Depends)."""
+    _, debfile = files_of(t)
+    depends = subprocess.run(["dpkg-deb", "-f", debfile, "Depends"], capture_output=True, text=True).stdout.strip()
+    return re.search(rf"postgresql-{t.pg.major} \(>= ([^)]+)\)", depends).group(1).replace("~", ""), depends
 
 
 def run_sql(argv, *statements):
@@ -61,34 +97,69 @@ def run_sql(argv, *statements):
     return r.stdout.strip()
 
 
-def archive(t):
-    t.need(t.pg.writable(), f"installing the archive writes into {t.pg.pkglibdir}, which this user may not write")
-    version, script = crate_version(), f"uuid_ext--{ext_version()}.sql"
-    installed = os.path.join(t.pg.extension_dir, script)
-    # pgrx's schema generator (a debug build) writes the same install script
-    # on every run.
-    env = extension.cargo_env(t.pg, t.dir)
-    debug_script = t.path("schema-1.sql")
-    for i in range(1, 6):
-        out = t.path(f"schema-{i}.sql")
-        r = subprocess.run(["cargo", "pgrx", "schema", "--no-default-features", "--features", f"pg{t.pg.major}",
-                            "-o", out], cwd=ROOT, env=env, capture_output=True, text=True)
-        if r.returncode != 0:
-            fail(f"cargo pgrx schema failed:\n{r.stderr[-3000:]}")
-        if open(out, "rb").read() != open(debug_script, "rb").read():
-            fail(f"run {i} of pgrx's schema generator wrote another {script} than run 1")
-    tarball, _ = built(t)
-
-    # Nothing of uuid_ext left in the server's directories but the earlier
-    # releases' scripts the update tests use.
+def remove_installed(t):
+    """Nothing of uuid_ext left in t.pg's directories but the earlier releases'
+    install scripts the update tests use."""
     for f in [os.path.join(t.pg.pkglibdir, "uuid_ext.so"), os.path.join(t.pg.extension_dir, "uuid_ext.control"),
-              *glob.glob(os.path.join(t.pg.extension_dir, "uuid_ext--*--*.sql")), installed]:
+              *glob.glob(os.path.join(t.pg.extension_dir, "uuid_ext--*--*.sql")),
+              os.path.join(t.pg.extension_dir, f"uuid_ext--{ext_version()}.sql")]:
         if os.path.exists(f):
             os.unlink(f)
-    unpacked = t.path("archive")
-    with tarfile.open(tarball) as tar:
-        tar.extractall(unpacked)
-    pkg = os.path.join(unpacked, f"uuid_ext-{version}-pg{t.pg.major}")
+
+
+def at_or_above_floor(t):
+    floor, _ = floor_of(t)
+    if version_key(t.pg.release) < version_key(floor):
+        raise Skip(f"PostgreSQL {t.pg.release} is older than the {floor} the package declares (the floor test)")
+
+
+def glibc_needed(lib):
+    out = subprocess.run(["objdump", "-T", lib], capture_output=True, text=True).stdout
+    return max(re.findall(r"GLIBC_([0-9][0-9.]*)", out), key=version_key)
+
+
+def archive(t):
+    t.need(t.pg.writable(), f"installing the archive writes into {t.pg.pkglibdir}, which this user may not write")
+    t.need(shutil.which("objdump"), "needs objdump (binutils), which reads the library's C library symbols")
+    at_or_above_floor(t)
+    version, script = crate_version(), f"uuid_ext--{ext_version()}.sql"
+    pkg = unpacked(t)
+    lib = os.path.join(pkg, "lib", "uuid_ext.so")
+    glibc = glibc_needed(lib)
+    _, depends = floor_of(t)
+    libc = re.search(r"libc6 \(>= ([0-9.]+)\)", depends)
+    if version_key(glibc) > version_key(DEBIAN_12_GLIBC) or not libc \
+            or version_key(libc.group(1)) > version_key(DEBIAN_12_GLIBC):
+        fail(f"the library needs GLIBC_{glibc} (Depends: {depends}): newer than Debian 12's {DEBIAN_12_GLIBC}")
+    ok(f"the library of PostgreSQL {t.pg.major}'s package needs GLIBC_{glibc} at most, and its .deb says "
+       f"{depends}: it installs on Debian 12 and later")
+    packaged = open(os.path.join(pkg, "extension", script), "rb").read()
+    if t.run.packages:
+        # One commit, one SQL: every major's install script is the same bytes.
+        others = {}
+        for tarball in glob.glob(os.path.join(t.run.packages, f"uuid_ext-{version}-pg*-*-linux.tar.gz")):
+            with tarfile.open(tarball) as tar:
+                member = next(m for m in tar.getmembers() if m.name.endswith("/extension/" + script))
+                others[os.path.basename(tarball)] = tar.extractfile(member).read()
+        differ = [name for name, text in others.items() if text != packaged]
+        if differ:
+            fail(f"{script} of PostgreSQL {t.pg.major}'s package differs from that of {differ}")
+        ok(f"the {len(others)} packages of {t.run.packages} have the same {script}, byte for byte")
+    else:
+        # pgrx's schema generator (a debug build) writes the same install
+        # script on every run, and the release build's is the debug build's.
+        env = extension.cargo_env(t.pg, t.dir)
+        for i in range(1, 6):
+            out = t.path(f"schema-{i}.sql")
+            r = subprocess.run(["cargo", "pgrx", "schema", "--no-default-features", "--features", f"pg{t.pg.major}",
+                                "-o", out], cwd=ROOT, env=env, capture_output=True, text=True)
+            if r.returncode != 0:
+                fail(f"cargo pgrx schema failed:\n{r.stderr[-3000:]}")
+            if open(out, "rb").read() != packaged:
+                fail(f"run {i} of pgrx's schema generator wrote another {script} than the release build's")
+        ok(f"pgrx's schema generator wrote the release build's {script} on five runs of a debug build")
+
+    remove_installed(t)
     install_sh = os.path.join(pkg, "install.sh")
     # install.sh refuses a server older than the minor it was built against,
     # and one of another major (a pg_config that says so), installing nothing.
@@ -111,8 +182,6 @@ def archive(t):
         if os.listdir(cwd) or os.path.exists(os.path.join(t.pg.pkglibdir, "uuid_ext.so")):
             fail(f"install.sh wrote files before it refused PostgreSQL {said}")
     ok(f"the archive's install.sh refuses, installing nothing: {'; '.join(refusals)}")
-    if open(os.path.join(pkg, "extension", script), "rb").read() != open(debug_script, "rb").read():
-        fail(f"the release build's {script} differs from the debug build's")
     r = subprocess.run([install_sh, t.pg.pg_config], capture_output=True, text=True)
     if r.returncode != 0:
         fail(f"install.sh {t.pg.pg_config} failed: {r.stderr}")
@@ -125,8 +194,64 @@ def archive(t):
     srv.stop()
     if got != f"{version} shared 100":
         fail(f"the package's extension answered: {got}")
-    ok(f"uuid_ext {version} installed from its archive: preloaded, shared sequencer, types work; its {script} is "
-       "the debug build's, byte for byte")
+    ok(f"uuid_ext {version} installed from its archive into {t.pg.release}: preloaded, shared sequencer, types work")
+
+
+def golden(t):
+    """The golden tests with the packaged library (installed by archive, or here)."""
+    t.need(t.pg.writable(), f"installing the archive writes into {t.pg.pkglibdir}, which this user may not write")
+    at_or_above_floor(t)
+    pkg = unpacked(t)
+    if open(os.path.join(pkg, "lib", "uuid_ext.so"), "rb").read() != \
+            open(os.path.join(t.pg.pkglibdir, "uuid_ext.so"), "rb").read():
+        remove_installed(t)
+        r = subprocess.run([os.path.join(pkg, "install.sh"), t.pg.pg_config], capture_output=True, text=True)
+        if r.returncode != 0:
+            fail(f"install.sh {t.pg.pg_config} failed: {r.stderr}")
+    srv = t.server("golden").create("shared_preload_libraries = 'uuid_ext'", "max_prepared_transactions = 64")
+    if regress.run(t, srv, os.path.join(ROOT, "tests", "pg_regress")):
+        fail(f"the golden tests fail with the packaged library in {t.pg.release}")
+    built_for = srv.q("CREATE EXTENSION uuid_ext; SELECT uuid_ext_info() ->> 'built_for'", db="postgres")
+    srv.q("DROP EXTENSION uuid_ext")
+    srv.stop()
+    ok(f"the golden tests pass in {t.pg.release} with the packaged library (built with the headers of {built_for})")
+
+
+def floor(t):
+    """A server older than the package's floor: install.sh refuses it; the
+    library put there by hand loads, or is refused for a symbol of
+    PostgreSQL's, never the C library's."""
+    t.need(t.pg.writable(), f"needs to write into {t.pg.pkglibdir}")
+    least, _ = floor_of(t)
+    if version_key(t.pg.release) >= version_key(least):
+        raise Skip(f"PostgreSQL {t.pg.release} is not older than the {least} the package declares")
+    pkg = unpacked(t)
+    r = subprocess.run([os.path.join(pkg, "install.sh"), t.pg.pg_config], capture_output=True, text=True)
+    if r.returncode == 0 or f"needs PostgreSQL {least}" not in r.stderr.replace("~", ""):
+        fail(f"install.sh into {t.pg.release}, older than the package's {least}: {r.returncode} {r.stderr}")
+    placed = [os.path.join(t.pg.pkglibdir, "uuid_ext.so")] + \
+        [os.path.join(t.pg.extension_dir, os.path.basename(f)) for f in glob.glob(os.path.join(pkg, "extension", "*"))]
+    try:
+        extension.place(os.path.join(pkg, "lib", "uuid_ext.so"), placed[0], 0o755)
+        for f in placed[1:]:
+            extension.place(os.path.join(pkg, "extension", os.path.basename(f)), f, 0o644)
+        srv = t.server("older").initdb("shared_preload_libraries = 'uuid_ext'")
+        if srv.start(check=False):
+            srv.stop()
+            ok(f"install.sh refuses {t.pg.release} (the package declares {least}); put there by hand, the library "
+               "loads all the same")
+            return
+        log = srv.log_text()
+        symbol = re.search(r"could not load library .*uuid_ext\.so.*undefined symbol: (\w+)", log)
+        if not symbol or "GLIBC" in log:
+            fail(f"{t.pg.release} refused the library otherwise than for a symbol of PostgreSQL's:\n{log[-2000:]}")
+        ok(f"install.sh refuses {t.pg.release}, older than the {least} the package declares; put there by hand, the "
+           f"library is refused at start for `undefined symbol: {symbol.group(1)}`, which {least}'s headers call "
+           "and this minor lacks: the floor, never the C library")
+    finally:
+        for f in placed:
+            if os.path.exists(f):
+                os.unlink(f)
 
 
 def deb_installed(pkg):
@@ -145,7 +270,7 @@ def deb(t):
     ours = os.path.realpath(t.pg.pkglibdir) == os.path.realpath(lib)
     if not ours and not deb_installed(pkg) and (os.path.exists(f"{lib}/uuid_ext.so") or glob.glob(f"{ext}/uuid_ext*")):
         raise Skip(f"Debian's postgresql-{major} here has a uuid_ext of its own, which the test would replace")
-    _, debfile = built(t)
+    _, debfile = files_of(t)
     depends = subprocess.run(["dpkg-deb", "-f", debfile, "Depends"], capture_output=True, text=True).stdout.strip()
     need = re.search(rf"postgresql-{major} \(>= ([^)]+)\)", depends).group(1)
     if subprocess.run(["dpkg", "--compare-versions", server, "ge", need]).returncode != 0:
