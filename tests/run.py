@@ -292,10 +292,15 @@ def layer_clients(run, pg, names, results, opts):
     call(run, results, "clients: the snippets of docs/clients.md are lines of the tests",
          lambda: subprocess.run([sys.executable, os.path.join(HERE, "clients", "doc_snippets.py")], check=True))
     for name in names or CLIENTS:
-        call(run, results, f"clients {name} on {pg.release}", client, t, name)
+        parts = []
+        call(run, results, f"clients {name} on {pg.release}", client, t, name, parts)
+        # The parts a client could not run here (its `skip` lines).
+        for part in parts:
+            what, _, why = part.partition(": ")
+            results.record(f"clients {what} on {pg.release}", "skipped", why)
 
 
-def client(t, name):
+def client(t, name, skipped):
     """One client program against the shared server, told where it is by
     libpq's variables (PGHOST, PGPORT, PGUSER), as every driver reads them."""
     d = os.path.join(HERE, "clients")
@@ -323,6 +328,7 @@ def client(t, name):
         r = subprocess.run(prog, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True, timeout=600)
         print(r.stdout, end="", flush=True)
+        skipped += re.findall(r"^skip (.*)$", r.stdout, re.M)
         if r.returncode != 0 or re.search(r"^FAIL", r.stdout, re.M):
             sys.exit(1)
 

@@ -85,6 +85,10 @@ class Checks:
         self.failed += 1
         print(f"FAIL {self.client}: unexpected error:\n{traceback.format_exc()}", flush=True)
 
+    def skip(self, what, why):
+        """A part this machine cannot run: the runner reports it as skipped."""
+        print(f"skip {self.client}: {what}: {why}", flush=True)
+
     def exit(self):
         sys.exit(1 if self.failed or not self.passed else 0)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Django 5.2 (psycopg 3) with a uuid, a uuid7 and a uuid7_domain key
-(docs/clients.md#django-52). The app is tests/clients/django_app/uuidapp.
+"""Django 5.2 and 6.1 (psycopg 3) with a uuid, a uuid7 and a uuid7_domain key
+(docs/clients.md#django). The app is tests/clients/django_app/uuidapp.
 
 Checks, in a database of its own:
 - `migrate` makes everything from an empty database (the extension, the
@@ -19,7 +19,13 @@ Checks, in a database of its own:
   uuid.UUID;
 - `inspectdb` writes UUIDField for the uuid and the domain columns and a
   TextField guess for the uuid7 column; the inspected model with UUID7Field
-  instead reads uuid.UUID keys.
+  instead reads uuid.UUID keys;
+- Django 6.1's `UUID7()` (Django 5.2 has none: skipped): before PostgreSQL
+  18 Django refuses it (NotSupportedError); the docs' `UUIDv7` makes it
+  uuid_ext's `uuidv7()` there, as a `db_default` and in a query, with a
+  shift too, and keys from two connections interleaved keep one order; from
+  18 on it is core's; the docs' `UuidExtV7` is uuid_ext's on every version,
+  in one order across connections on 18 and 19 too.
 
 Env: PGHOST, PGPORT, PGUSER (a superuser). Run with /opt/uuid_ext/venv/bin/python.
 """
@@ -45,14 +51,16 @@ sys.path.insert(0, os.path.join(HERE, "django_app"))
 from common import V4_REFUSED, Checks, client_v7, drop_database, fresh_database, is_v7, pause, sqlstate_of  # noqa: E402
 
 DB = "uuid_ext_clients_django"
+SERVER = {
+    "ENGINE": "django.db.backends.postgresql",
+    "NAME": DB,
+    "HOST": os.environ.get("PGHOST", ""),
+    "PORT": os.environ.get("PGPORT", ""),
+    "USER": os.environ.get("PGUSER", ""),
+}
 settings.configure(
-    DATABASES={"default": {
-        "ENGINE": "django.db.backends.postgresql",
-        "NAME": DB,
-        "HOST": os.environ.get("PGHOST", ""),
-        "PORT": os.environ.get("PGPORT", ""),
-        "USER": os.environ.get("PGUSER", ""),
-    }},
+    # "other": a second connection to the same database.
+    DATABASES={"default": SERVER, "other": dict(SERVER)},
     INSTALLED_APPS=["uuidapp"],
     USE_TZ=True,
 )
@@ -191,6 +199,109 @@ def inspect():
             "the inspected uuid7 model with UUID7Field(primary_key=True) instead reads uuid.UUID keys", keys)
 
 
+try:
+    from django.db.models.functions import UUID7
+except ImportError:  # Django 5.2
+    UUID7 = None
+
+if UUID7 is not None:
+    class UUIDv7(UUID7):
+        """Django's UUID7() where Django refuses it, before PostgreSQL 18:
+        uuid_ext's uuidv7() and uuidv7(interval), in one server-wide order."""
+
+        def as_postgresql(self, compiler, connection, **extra_context):
+            if connection.features.supports_uuid7_function:  # 18 and later: core's uuidv7()
+                return super().as_postgresql(compiler, connection, **extra_context)
+            return Func.as_sql(self, compiler, connection, **extra_context)
+
+    class UuidExtV7(UUID7):
+        """uuid_ext's UUIDv7 on every version, 18 and 19 too."""
+
+        def as_postgresql(self, compiler, connection, **extra_context):
+            return Func.as_sql(self, compiler, connection, function="uuid_generate_v7", **extra_context)
+
+
+def uuid7_function():
+    """Django 6.1's UUID7() with uuid_ext (docs/clients.md#djangos-uuid7)."""
+    if UUID7 is None:
+        c.skip("UUID7()", f"Django {django.get_version()} has none (Django 6.1 brought it; it needs Python 3.12)")
+        return
+    from django.db import NotSupportedError, connections
+
+    core = connection.features.supports_uuid7_function
+    with connection.cursor() as cur:
+        cur.execute("SHOW server_version_num")
+        before_18 = int(cur.fetchone()[0]) < 180000
+    c.equal(core, not before_18, "Django 6.1 says PostgreSQL has uuidv7() from 18 on, whatever uuid_ext installs")
+
+    class Plain(models.Model):
+        id = models.UUIDField(primary_key=True, db_default=UUID7())
+
+        class Meta:
+            app_label = "uuidapp"
+            db_table = "django_uuid7"
+
+    class Event(models.Model):
+        id = models.UUIDField(primary_key=True, db_default=UUIDv7())
+        back = models.UUIDField(db_default=UUIDv7(shift=timedelta(days=-1)))
+        ours = models.UUIDField(db_default=UuidExtV7())
+        n = models.IntegerField()
+
+        class Meta:
+            app_label = "uuidapp"
+            db_table = "django_uuidv7"
+
+    if before_18:
+        try:
+            with transaction.atomic(), connection.schema_editor() as editor:
+                editor.create_model(Plain)
+            c.check(False, "Django's own UUID7() in a db_default is refused before PostgreSQL 18", "it was taken")
+        except NotSupportedError as e:
+            c.check("UUID7 requires PostgreSQL version 18 or later" in str(e),
+                    "Django's own UUID7() in a db_default is refused before PostgreSQL 18", str(e))
+    with connection.schema_editor() as editor:
+        editor.create_model(Event)
+    with connection.cursor() as cur:
+        cur.execute("SELECT string_agg(pg_get_expr(d.adbin, d.adrelid), ', ' ORDER BY a.attnum) FROM pg_attrdef d "
+                    "JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum "
+                    "WHERE d.adrelid = 'django_uuidv7'::regclass")
+        defaults = cur.fetchone()[0]
+    c.equal(defaults, "uuidv7(), uuidv7('-1 days'::interval), uuid_generate_v7()", "the docs' UUIDv7() and UuidExtV7() as db_default: the columns' defaults")
+    # Which function the default calls: uuid_ext's before 18, core's from 18 on.
+    with connection.cursor() as cur:
+        cur.execute("SELECT string_agg(DISTINCT p.pronamespace::regnamespace::text, ',') FROM pg_depend d "
+                    "JOIN pg_proc p ON p.oid = d.refobjid WHERE d.classid = 'pg_attrdef'::regclass "
+                    "AND d.refclassid = 'pg_proc'::regclass AND p.proname = 'uuidv7' "
+                    "AND d.objid IN (SELECT oid FROM pg_attrdef WHERE adrelid = 'django_uuidv7'::regclass)")
+        reaches = cur.fetchone()[0]
+    c.equal(reaches, "public" if before_18 else None,
+            "UUIDv7()'s default calls uuid_ext's uuidv7() before 18 (from 18 on core's, on which a default records "
+            "no dependency)")
+    made = Event.objects.create(n=1)
+    c.check(is_v7(made.pk) and is_v7(made.back) and is_v7(made.ours),
+            "create() reads back three UUIDv7s from the defaults", (made.pk, made.back, made.ours))
+    day_ago = datetime.now(timezone.utc) - timedelta(days=1)
+    c.check(abs(datetime.fromtimestamp((made.back.int >> 80) / 1000, timezone.utc) - day_ago) < timedelta(minutes=5),
+            "UUIDv7(shift=timedelta(days=-1)) makes a key a day back", made.back)
+    # In a query: keys after every stored one.
+    c.equal(Event.objects.filter(pk__lt=UUIDv7()).count(), 1, "filter(pk__lt=UUIDv7()) in a query: the stored key "
+            "is below a new one")
+    # Two connections interleaved: one order with uuid_ext's sequencer.
+    for fn, label, ordered in ((UUIDv7(), "UUIDv7()", before_18), (UuidExtV7(), "UuidExtV7()", True)):
+        keys = [Event.objects.using(alias).annotate(k=fn).values_list("k", flat=True)[0]
+                for _ in range(50) for alias in ("default", "other")]
+        increasing = all(a < b for a, b in zip(keys, keys[1:]))
+        if ordered:
+            c.check(increasing and all(is_v7(k) for k in keys), f"{label} in queries on two connections, "
+                    "interleaved: strictly increasing (uuid_ext's server-wide sequencer)", keys[:4])
+        else:
+            c.check(all(is_v7(k) for k in keys), f"{label} from 18 on is core's uuidv7(): UUIDv7s, each connection "
+                    f"in its own order ({'increasing' if increasing else 'not increasing'} across the two this time)")
+    connections["other"].close()
+    with connection.schema_editor() as editor:
+        editor.delete_model(Event)
+
+
 def main():
     fresh_database(DB, schema=None)
     try:
@@ -212,6 +323,7 @@ def main():
         doc_example()
         failures_and_fixes()
         inspect()
+        uuid7_function()
     except Exception:
         c.crashed()
     connection.close()

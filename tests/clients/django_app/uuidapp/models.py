@@ -1,4 +1,4 @@
-"""The models of tests/clients/django_client.py (docs/clients.md#django-52):
+"""The models of tests/clients/django_client.py (docs/clients.md#django):
 one key per table, each filled by the database (db_default) when the
 application gives none."""
 import uuid

@@ -1,5 +1,5 @@
 # Made by Django 5.2's makemigrations, then the extension and the domain
-# put first (they need a superuser; see docs/clients.md#django-52).
+# put first (they need a superuser; see docs/clients.md#django).
 
 import django.db.models.deletion
 import uuidapp.models
