@@ -23,6 +23,7 @@
 //! - [`rng`]: the fork-safe, buffered ChaCha generator (docs/design.md#randomness)
 //! - [`text`]: compact text forms: hex, base32hex, Crockford (ULID), base58, base64url
 
+pub mod facade;
 pub mod inspect;
 pub mod layout;
 pub mod namespace;
