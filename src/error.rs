@@ -335,3 +335,103 @@ pub fn invalid_type_binary(version: u8, found: i32) -> ! {
         None,
     )
 }
+
+// --- the façade (docs/facade.md#errors) -----------------------------------
+
+/// What a restore loses when it leaves out the extension's key table.
+const FACADE_RESTORE_HINT: &str = "Make one with SELECT uuid_facade_key_create(); its faces differ from any made before. \
+     A database restored without uuid_ext's table uuid_facade_key (a schema-only dump, or one that excluded it) has lost its keys: \
+     restore that table's data from the same dump to decode the faces made before.";
+
+/// 55000: a façade function needs the current key, and there is none.
+#[track_caller]
+pub fn facade_no_current_key(function: &str) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!("{function}() needs a current facade key, and this database has none"),
+        Some("SELECT * FROM uuid_facade_keys lists this database's keys and their states."),
+        Some(FACADE_RESTORE_HINT),
+    )
+}
+
+/// 22023: a key id that names no key that can decode.
+#[track_caller]
+pub fn facade_key_not_live(id: i32, dropped: bool) -> ! {
+    let message = if dropped {
+        format!("facade key {id} was dropped")
+    } else {
+        format!("facade key {id} does not exist in this database")
+    };
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+        message,
+        Some("SELECT * FROM uuid_facade_keys lists this database's keys and their states."),
+        None,
+    )
+}
+
+/// 22023: `uuid_facade_key_import()` given other than a 32-byte key.
+#[track_caller]
+pub fn facade_key_length(found: usize) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+        format!("a facade key is 32 bytes (AES-256), not {found}"),
+        Some("Pass the bytea uuid_facade_key_export() gave."),
+        None,
+    )
+}
+
+/// 22023: `uuid_facade_key_import()` given a key this database has.
+#[track_caller]
+pub fn facade_key_duplicate(id: i32) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+        format!("this database already has that key: facade key {id}"),
+        None,
+        None,
+    )
+}
+
+/// 55000: the extension's key table is not where the extension is.
+#[track_caller]
+pub fn facade_table_missing() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "uuid_ext's facade key table uuid_facade_key is missing from the extension's schema".into(),
+        None,
+        Some("Reinstall with DROP EXTENSION uuid_ext; CREATE EXTENSION uuid_ext; (this loses the keys), or restore the table."),
+    )
+}
+
+/// XX000: the key table could not be read or written.
+#[track_caller]
+pub fn facade_table_unreadable(cause: &str) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+        "could not use uuid_ext's facade key table".into(),
+        Some(cause),
+        None,
+    )
+}
+
+/// XX001: a live key whose bytes are not 32 (the table's check forbids it).
+#[track_caller]
+pub fn facade_key_corrupt(id: i32) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_DATA_CORRUPTED,
+        format!("facade key {id} is not 32 bytes"),
+        None,
+        None,
+    )
+}
+
+/// 42501: a superuser-only key function called by another role.
+#[track_caller]
+pub fn facade_superuser_only(function: &str) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
+        format!("only a superuser may call {function}()"),
+        Some("It moves key material between databases."),
+        None,
+    )
+}

@@ -9,6 +9,7 @@ mod compat_pg_uuidv7;
 mod datadir;
 mod error;
 mod extract;
+mod facade;
 mod generate;
 mod guc;
 mod info;

@@ -43,7 +43,7 @@ from harness import Skip
 from pg import fail, ok
 
 TENANTS = ("tenant_a", "tenant_b")
-EARLIER = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0")
+EARLIER = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0")
 BOOTSTRAP = "10"  # the bootstrap superuser's OID
 
 
@@ -87,6 +87,7 @@ FUNCTIONS = [
     # uuid_skipsupport(internal) itself cannot be planted: no role but a
     # superuser makes a function of internal.
     ("uuid_skipsupport", "text", "text"),
+    ("octet_length", "bytea", "int4"), ("pg_extension_config_dump", "regclass, text", "void"),
 ]
 # Operators: name, left, right.
 OPERATORS = [(op, l, r) for op in ("->>", "->", "=", "<", "<=", ">", ">=", "<>")
@@ -94,9 +95,9 @@ OPERATORS = [(op, l, r) for op in ("->>", "->", "=", "<", "<=", ">", ">=", "<>")
                             ("name", "name"), ("name", "text"), ("text", "text"), ("uuid", "uuid"), ("oid", "oid"))]
 # Types (and cast targets): domains over the real type whose CHECK logs.
 TYPES = ["jsonb", "int4", "bool", "text", "uuid", "oid", "name", "regnamespace", "int8", "bytea",
-         "timestamptz", "varchar"]
+         "timestamptz", "varchar", "regrole"]
 RESULT = {"bool": "true", "text": "'true'", "int4": "1", "jsonb": "'{}'::pg_catalog.jsonb",
-          "uuid": "NULL", "int8": "0", "name": "'x'", "oid": "0", "regnamespace": "NULL"}
+          "uuid": "NULL", "int8": "0", "name": "'x'", "oid": "0", "regnamespace": "NULL", "void": ""}
 
 
 def plant(conn, schema):
@@ -182,7 +183,7 @@ def names_in_scripts(paths):
 
 def check_coverage(paths):
     funcs, ops = names_in_scripts(paths)
-    planted = {n for n, _, _ in FUNCTIONS} | set(TYPES) | {"pg_extension"}
+    planted = {n for n, _, _ in FUNCTIONS} | set(TYPES) | {"pg_extension", "pg_roles"}
     # pg_catalog tables and pseudo-types cannot be planted as look-alikes
     # that matter: a relation is found by its schema-qualified name, and no
     # role can make a type `internal`.
@@ -391,6 +392,44 @@ def test_locked(srv):
        "uuid_ext.monotonicity and uuid_ext.watermark_scope")
 
 
+# --- facade: the database owner's keys ---------------------------------------
+
+def test_facade(srv):
+    """tenant_a installed the extension (test_hostile_install): it makes a
+    façade key, grants the mapping to an application role, which uses it;
+    neither reads the key table nor exports a key (docs/facade.md#who-may-call-what)."""
+    with connect(srv) as su:
+        su.execute("DROP ROLE IF EXISTS tenant_a_app")
+        su.execute("CREATE ROLE tenant_a_app LOGIN")
+        su.execute("GRANT CONNECT ON DATABASE tenant_a TO tenant_a_app")
+    with connect(srv, "tenant_a", "tenant_a") as conn:
+        key = one(conn, "SELECT app.uuid_facade_key_create()")
+        conn.execute("GRANT USAGE ON SCHEMA app TO tenant_a_app")
+        conn.execute("GRANT EXECUTE ON FUNCTION app.uuid_v7_to_facade(uuid, text), "
+                     "app.uuid_facade_to_v7(uuid, text) TO tenant_a_app")
+        conn.execute("GRANT SELECT ON app.uuid_facade_keys TO tenant_a_app")
+        must_fail(conn, "SELECT * FROM app.uuid_facade_key", "42501", "the key table")
+        must_fail(conn, f"SELECT app.uuid_facade_key_export({key})", "42501", "a key's export")
+        face = one(conn, "SELECT app.uuid_v7_to_facade('01936f7a-1c2d-7e3f-8a4b-5c6d7e8f9a0b')")
+    with connect(srv, "tenant_a", "tenant_a_app") as conn:
+        if str(one(conn, "SELECT app.uuid_facade_to_v7(%s)", (face,))) != "01936f7a-1c2d-7e3f-8a4b-5c6d7e8f9a0b":
+            fail("the application role decodes tenant_a's face to another value")
+        if one(conn, "SELECT count(*) FROM app.uuid_facade_keys WHERE state = 'current'") != 1:
+            fail("the application role does not see the current key in uuid_facade_keys")
+        must_fail(conn, "SELECT app.uuid_facade_key_create()", "42501", "making a key")
+        must_fail(conn, "SELECT * FROM app.uuid_facade_key", "42501", "the key table")
+        must_fail(conn, "SELECT app.uuid_facade_candidates(gen_random_uuid())", "42501", "a function not granted")
+    with connect(srv, "tenant_a", "tenant_a") as conn:
+        conn.execute("REVOKE ALL ON FUNCTION app.uuid_v7_to_facade(uuid, text), "
+                     "app.uuid_facade_to_v7(uuid, text) FROM tenant_a_app")
+        conn.execute("REVOKE ALL ON app.uuid_facade_keys FROM tenant_a_app")
+    with connect(srv, "tenant_a") as su:
+        su.execute("DROP OWNED BY tenant_a_app")
+        su.execute("DROP ROLE tenant_a_app")
+    ok("tenant_a made a facade key and granted the mapping to an application role, which maps and decodes; "
+       "neither reads the key table, exports a key, nor calls what it was not granted (42501)")
+
+
 # --- paths: nothing shows the data directory -------------------------------
 
 def test_paths(srv):
@@ -529,6 +568,7 @@ def main(t):
     test_locked(srv)
     test_paths(srv)
     watermark_test(srv)
+    test_facade(srv)
     with connect(srv) as su:
         for tenant in TENANTS:
             su.execute(f"DROP DATABASE {tenant}")

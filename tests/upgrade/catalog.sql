@@ -1,4 +1,6 @@
--- Everything uuid_ext installs, one sorted line per object or member, for
+-- Everything uuid_ext installs, one sorted line per object or member (the
+-- façade's key table and view with their columns, constraints, indexes,
+-- triggers and privileges too), for
 -- comparing an updated installation with a fresh one (tests/upgrade).
 WITH members AS (
   SELECT d.classid, d.objid FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
@@ -54,7 +56,31 @@ SELECT line FROM (
                 c.castsource::regtype, c.casttarget::regtype, c.castmethod, c.castcontext, c.castfunc::regprocedure)
   FROM members m JOIN pg_cast c ON m.classid = 'pg_cast'::regclass AND c.oid = m.objid
   UNION ALL
+  SELECT format('relation %s: kind %s, privileges %s, dumped by pg_dump %s, view %s',
+                c.relname, c.relkind, coalesce(c.relacl::text, 'default'),
+                c.oid = ANY (e.extconfig), coalesce(pg_get_viewdef(c.oid), ''))
+  FROM members m JOIN pg_class c ON m.classid = 'pg_class'::regclass AND c.oid = m.objid
+  CROSS JOIN pg_extension e WHERE e.extname = 'uuid_ext'
+  UNION ALL
+  SELECT format('relation %s column %s %s %s, not null %s, privileges %s', c.relname, a.attnum, a.attname,
+                format_type(a.atttypid, a.atttypmod), a.attnotnull, coalesce(a.attacl::text, 'default'))
+  FROM members m JOIN pg_class c ON m.classid = 'pg_class'::regclass AND c.oid = m.objid
+  JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+  UNION ALL
+  SELECT format('relation %s constraint %s: %s', c.relname, k.conname, pg_get_constraintdef(k.oid))
+  FROM members m JOIN pg_class c ON m.classid = 'pg_class'::regclass AND c.oid = m.objid
+  JOIN pg_constraint k ON k.conrelid = c.oid
+  UNION ALL
+  SELECT format('relation %s index: %s', c.relname, pg_get_indexdef(i.indexrelid))
+  FROM members m JOIN pg_class c ON m.classid = 'pg_class'::regclass AND c.oid = m.objid
+  JOIN pg_index i ON i.indrelid = c.oid
+  UNION ALL
+  SELECT format('relation %s trigger: %s', c.relname, pg_get_triggerdef(g.oid))
+  FROM members m JOIN pg_class c ON m.classid = 'pg_class'::regclass AND c.oid = m.objid
+  JOIN pg_trigger g ON g.tgrelid = c.oid AND NOT g.tgisinternal
+  UNION ALL
   SELECT format('member of class %s', m.classid::regclass) FROM members m
   WHERE m.classid NOT IN ('pg_proc'::regclass, 'pg_type'::regclass, 'pg_operator'::regclass,
-                          'pg_opclass'::regclass, 'pg_opfamily'::regclass, 'pg_cast'::regclass)
+                          'pg_opclass'::regclass, 'pg_opfamily'::regclass, 'pg_cast'::regclass,
+                          'pg_class'::regclass)
 ) s ORDER BY line;
