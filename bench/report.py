@@ -396,6 +396,29 @@ def key_choice(r, t):
     return out
 
 
+def facade(r, t):
+    """The façade per call and a fresh backend's first call."""
+    if "facade" not in r:
+        return []
+    f, pg = r["facade"], r["major"]
+    out = ["", "### The façade", "",
+           f"Per call: `SELECT count(x) FROM (SELECT f(<constant>) AS x FROM generate_series(1, {f['rows']})) s` in "
+           f"one session, {f['rounds']} rounds, the calls alternated; medians; *net* subtracts the loop returning a "
+           "constant (docs/facade.md#speed).", "",
+           "| call | per call (ns) | net (ns) | runs (ns per call) |", "|---|---:|---:|---|"]
+    for name, v in f["calls"].items():
+        out.append(f"| `{name}` | {v['median_ns']:.1f} | {v['net_ns']:.1f} | "
+                   + ", ".join(f"{x:.0f}" for x in v["runs_ns"]) + " |")
+    fb = f["fresh_backend"]
+    out += ["", f"A fresh backend ({fb['sessions']} new sessions, medians): its first `uuid_v7_to_facade()`, which "
+            f"reads the key table and expands the key, took {fb['first_us']:.0f} µs; its second {fb['second_us']:.0f} "
+            "µs (each a statement of its own, timed inside the session: parse and plan included)."]
+    for name in ("uuid_v7_to_facade(id)", "uuid_facade_to_v7(face)"):
+        net = f["calls"][name]["net_ns"]
+        t.add("facade", f"PostgreSQL {pg}: `{name}` net ≤ 1 µs per call", f"**{net:.0f} ns**", net <= 1000)
+    return out
+
+
 def core_alone(rows, t):
     if not rows:
         return []
@@ -477,7 +500,7 @@ def main():
     body = []
     for r in results:
         body += ["", f"## PostgreSQL {r['major']}", ""]
-        body += generation(r, t) + key_choice(r, t) + per_row(r) + index(r, t) + types(r, t) + pgbench(r, t)
+        body += generation(r, t) + key_choice(r, t) + facade(r, t) + per_row(r) + index(r, t) + types(r, t) + pgbench(r, t)
         body += concurrent(r, t) + durable(r, t) + watermark(r, t)
         body += wal(r, t) + releases(r, t)
     body += core_alone(criterion(a.criterion), t)

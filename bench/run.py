@@ -29,6 +29,11 @@ Measures, functions alternated in every round, medians over the rounds:
              bigserial, a uuid with uuid_generate_v7(), a uuid7, a domain over
              uuid with a version-7 check, core uuidv7() and gen_random_uuid():
              time, primary-key size, TPS
+  facade     the façade (docs/facade.md): uuid_v7_to_facade() and
+             uuid_facade_to_v7() per call net of the empty loop, beside
+             uuid_generate_v7() and gen_random_uuid(); and the first call in a
+             fresh backend (the key table read, AES-256's key schedule)
+             against the second
   wal        the sequencer in the WAL (uuid_ext.durable_wal) on against off:
              the same two; the bytes its records add per second of steady
              generation (pg_walinspect); and a sparse writer, one insert every
@@ -601,6 +606,43 @@ def wal(db, pgbench_bin, rows, rounds, pgbench_rounds, clients, seconds):
     return out
 
 
+FACADE_V7 = "'01936f7a-1c2d-7e3f-8a4b-5c6d7e8f9a0b'::uuid"
+FACADE_V4 = "'adfa3dfb-2322-4c5e-b1b9-3bfb6996e3d0'::uuid"
+
+
+def facade(db, rows, rounds, fresh_sessions=31):
+    """The façade per call, net of the empty loop (constant arguments: a
+    STABLE function is called for every row); then the first call of a
+    fresh backend, which reads the key table and expands the key, against
+    the second, each timed inside the session (one new psql a sample)."""
+    db.q("SELECT uuid_facade_key_create() WHERE NOT EXISTS "
+         "(SELECT FROM uuid_facade_keys WHERE state = 'current')")
+    calls = {"empty loop": NIL, "gen_random_uuid()": "gen_random_uuid()", "uuid_generate_v7()": "uuid_generate_v7()",
+             "uuid_v7_to_facade(id)": f"uuid_v7_to_facade({FACADE_V7})",
+             "uuid_facade_to_v7(face)": f"uuid_facade_to_v7({FACADE_V4})",
+             "uuid_v7_to_facade(id, 'orders')": f"uuid_v7_to_facade({FACADE_V7}, 'orders')",
+             "uuid_facade_candidates(face), 2 keys": f"uuid_facade_candidates({FACADE_V4})"}
+    db.q("SELECT uuid_facade_key_create() WHERE (SELECT count(*) FROM uuid_facade_keys WHERE state <> 'dropped') < 2")
+    runs = {k: [] for k in calls}
+    for r in range(rounds):
+        for name in rotated(list(calls), r):
+            sql = f"SELECT count(x) FROM (SELECT {calls[name]} AS x FROM generate_series(1, {rows})) s"
+            runs[name].append(float(db.q(f"SELECT bench_seconds($q${sql}$q$)")) * 1e9 / rows)
+    empty = statistics.median(runs["empty loop"])
+    out = {"rows": rows, "rounds": rounds,
+           "calls": {k: {"median_ns": statistics.median(v), "net_ns": statistics.median(v) - empty, "runs_ns": v}
+                     for k, v in runs.items()}}
+    one = f"$q$SELECT uuid_v7_to_facade({FACADE_V7})$q$"
+    first, second = [], []
+    for _ in range(fresh_sessions):
+        a, b = db.q(f"SELECT bench_seconds({one}) || ' ' || bench_seconds({one})").split()
+        first.append(float(a) * 1e6)
+        second.append(float(b) * 1e6)
+    out["fresh_backend"] = {"first_us": statistics.median(first), "second_us": statistics.median(second),
+                            "first_runs_us": first, "second_runs_us": second, "sessions": fresh_sessions}
+    return out
+
+
 def release_generation(db, rows, rounds):
     """What the library the server runs now costs, in one session: for
     comparing two releases' libraries, swapped between server starts by
@@ -655,7 +697,8 @@ def main():
     ap.add_argument("--origin", default="", help="where this PostgreSQL comes from, for the record")
     ap.add_argument("--pg-uuidv7", action="store_true", help="pg_uuidv7 is installed: measure it too")
     ap.add_argument("--json", required=True)
-    ap.add_argument("--only", help="run only these sections (comma-separated: generation, keys, durable, watermark, wal), keeping "
+    ap.add_argument("--only", help="run only these sections (comma-separated: generation, keys, facade, durable, watermark, "
+                                   "wal), keeping "
                                    "the others of --json as they are")
     ap.add_argument("--release-label", help="measure uuid_generate_v7()'s net cost with the library the server "
                                             "runs now, and add it to --json under this label (scripts/bench swaps "
@@ -725,7 +768,7 @@ def main():
         d = results["concurrent"][k]
         print(f"  {k}: {d['rows']:.0f} rows, {d['bytes_per_row']:.1f} index bytes per row, "
               f"leaf density {d['leaf_density']:.1f}%")
-    for section in ("keys", "durable", "watermark", "wal"):
+    for section in ("keys", "facade", "durable", "watermark", "wal"):
         results[section] = run_section(section, db, a, core_v7, extra)
     json.dump(results, open(a.json, "w"), indent=1)
 
@@ -758,6 +801,14 @@ def run_section(name, db, a, core_v7, extra):
               f"({w['records']})")
         for arm, v in d["sparse"]["arms"].items():
             print(f"  sparse writer, durable {arm}: median insert {v['median_ms']:.3f} ms")
+    elif name == "facade":
+        print("the façade ...", flush=True)
+        d = facade(db, a.rows, 15)
+        for k, v in d["calls"].items():
+            print(f"  {k:38s} {v['median_ns']:8.1f} ns/call, net {v['net_ns']:8.1f} ns")
+        f = d["fresh_backend"]
+        print(f"  a fresh backend's first uuid_v7_to_facade(): {f['first_us']:.0f} us, its second {f['second_us']:.0f} us")
+        return d
     elif name == "keys":
         print("the key against a bigint sequence ...", flush=True)
         d = key_choice(db, a.pgbench, a.rows, 2_000_000, 15, 3, 8, a.pgbench_seconds, core_v7)
@@ -768,7 +819,7 @@ def run_section(name, db, a, core_v7, extra):
                   f"pgbench {d['pgbench'][k]['tps']:.0f} tps, failed {d['pgbench'][k]['failed']}")
         return d
     else:
-        sys.exit(f"--only knows: generation, keys, durable, watermark, wal (not {name})")
+        sys.exit(f"--only knows: generation, keys, facade, durable, watermark, wal (not {name})")
     for k, g in d["generation"].items():
         print(f"  uuid_generate_v7(), {name} {k}: net {g['net_ns']:.1f} ns; "
               f"pgbench {d['pgbench'][k]['tps']:.0f} tps, failed {d['pgbench'][k]['failed']}")

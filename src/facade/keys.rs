@@ -51,7 +51,6 @@ pub struct Live {
 
 /// What this backend knows of the table.
 pub struct Keys {
-    table: pg_sys::Oid,
     /// The current key (first) and the retired ones, newest first.
     pub live: Vec<Live>,
     pub has_current: bool,
@@ -82,15 +81,24 @@ impl Keys {
 thread_local! {
     static CACHE: RefCell<Option<Keys>> = const { RefCell::new(None) };
     static CALLBACK_REGISTERED: Cell<bool> = const { Cell::new(false) };
+    /// The key table this backend last looked up, and how many
+    /// invalidations of it arrived: a load during which one arrived may
+    /// have read what the invalidation announced as changed, or not.
+    static TABLE: Cell<pg_sys::Oid> = const { Cell::new(pg_sys::Oid::INVALID) };
+    static CHANGES: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Calls `f` with this backend's keys, loading them first if the table
 /// changed since they were read.
 pub fn with<R>(f: impl FnOnce(&Keys) -> R) -> R {
-    let loaded = CACHE.with_borrow(|c| c.is_some());
-    if !loaded {
+    while CACHE.with_borrow(|c| c.is_none()) {
+        let before = CHANGES.get();
         let keys = load();
-        CACHE.with_borrow_mut(|c| *c = Some(keys));
+        // Kept only if no invalidation of the table arrived while loading;
+        // else read again.
+        if CHANGES.get() == before {
+            CACHE.with_borrow_mut(|c| *c = Some(keys));
+        }
     }
     CACHE.with_borrow(|c| f(c.as_ref().expect("loaded above")))
 }
@@ -98,13 +106,10 @@ pub fn with<R>(f: impl FnOnce(&Keys) -> R) -> R {
 #[pg_guard]
 unsafe extern "C-unwind" fn relcache_changed(_arg: pg_sys::Datum, relid: pg_sys::Oid) {
     // InvalidOid: every relation's cache entry was dropped.
-    CACHE.with_borrow_mut(|c| {
-        if c.as_ref()
-            .is_some_and(|k| relid == pg_sys::InvalidOid || relid == k.table)
-        {
-            *c = None;
-        }
-    });
+    if relid == pg_sys::InvalidOid || relid == TABLE.get() {
+        CHANGES.set(CHANGES.get() + 1);
+        CACHE.with_borrow_mut(|c| *c = None);
+    }
 }
 
 #[pg_guard]
@@ -215,7 +220,13 @@ pub fn rows(table: &Table) -> (Vec<Row>, bool) {
     // below, or by the transaction's cleanup on ERROR.
     let latest = unsafe { !pg_sys::IsInParallelMode() };
     if latest {
-        unsafe { pg_sys::PushActiveSnapshot(pg_sys::GetLatestSnapshot()) };
+        // Invalidations first: every change whose invalidation arrived
+        // before the snapshot is in it (a commit is visible before it
+        // sends its invalidations), and any arriving later is counted.
+        unsafe {
+            pg_sys::AcceptInvalidationMessages();
+            pg_sys::PushActiveSnapshot(pg_sys::GetLatestSnapshot());
+        }
     }
     let rows = as_owner(table, || {
         Spi::connect(|c| {
@@ -250,6 +261,7 @@ pub fn key_bytes(row: &Row) -> [u8; KEY_LEN] {
 fn load() -> Keys {
     register_callbacks();
     let table = table();
+    TABLE.set(table.oid);
     let (rows, latest) = rows(&table);
     let mut live = Vec::new();
     let mut has_current = false;
@@ -267,7 +279,6 @@ fn load() -> Keys {
         });
     }
     Keys {
-        table: table.oid,
         live,
         has_current,
         provisional: !latest,

@@ -5,7 +5,8 @@ step after it copies `uuid_ext.horizon` from the old data directory into
 the new one before the new server's first start.
 
 The old server (PostgreSQL OLD) makes keys in uuid, uuid7 and uuid6 columns
-(with btree, hash and BRIN indexes and defaults) and stops. pg_upgrade moves
+(with btree, hash and BRIN indexes and defaults) and a façade key, and stops
+(the rows are read back with every key's face). pg_upgrade moves
 its data to a new PostgreSQL NEW cluster (data checksums as the old one has
 them). Started without the copied file and with its clock a day behind, the
 new server's UUIDs sort below the old keys (what the step prevents, and proof
@@ -40,6 +41,11 @@ import shutil
 
 from pg import GENERATORS, fail, ok, uuid_int
 
+# The table as it reads back: every key, and every key's façade face under
+# the database's key (docs/facade.md#dumps-restores-standbys-upgrades).
+READBACK = ("SELECT count(*) || ' ' || md5(string_agg(id::text || id6::text || k::text || k6::text || v18::text "
+            "|| uuid_v7_to_facade(k)::text, ',' ORDER BY n)) FROM t")
+
 
 def main(t):
     old_pg, new_pg = t.pair
@@ -58,9 +64,9 @@ def main(t):
           "v18 uuid DEFAULT uuidv7(), ours18 uuid DEFAULT public.uuidv7(), n int)")
     old.q("CREATE INDEX t_k_hash ON t USING hash (k); CREATE INDEX t_k6_brin ON t USING brin (k6)")
     old.q("INSERT INTO t (n) SELECT generate_series(1, 20000)")
+    old.q("SELECT uuid_facade_key_create()")
     top = {7: uuid_int(old.q("SELECT max(k::text) FROM t")), 6: uuid_int(old.q("SELECT max(k6::text) FROM t"))}
-    rows = old.q("SELECT count(*) || ' ' || md5(string_agg(id::text || id6::text || k::text || k6::text || v18::text, "
-                 "',' ORDER BY n)) FROM t")
+    rows = old.q(READBACK)
     top_v18 = old.q("SELECT max(v18::text) FROM t")
     checksums = old.q("SHOW data_checksums")
     patched_old = patched(old)
@@ -109,15 +115,14 @@ def main(t):
     # Without the documented copy step: the new server starts from its clock.
     new.set_clock("-1d")
     new.start()
-    if new.q("SELECT count(*) || ' ' || md5(string_agg(id::text || id6::text || k::text || k6::text || v18::text, "
-             "',' ORDER BY n)) FROM t") != rows:
-        fail("the upgraded table does not read back as it was")
+    if new.q(READBACK) != rows:
+        fail("the upgraded table does not read back as it was (keys and their façade faces)")
     core_v7_new = new.q("SELECT to_regprocedure('pg_catalog.uuidv7()') IS NOT NULL") == "t"
     below = new.least_new()
     if not all(below[v] < top[v] for v in GENERATORS):
         fail("without the copied horizon file the new server's UUIDs did not sort below the old keys")
     new.stop()
-    ok(f"pg_upgrade {OLD} -> {NEW}: the data reads back; without the copied horizon file, the new server "
+    ok(f"pg_upgrade {OLD} -> {NEW}: the data and the keys' façade faces read back; without the copied horizon file, the new server "
        "(clock a day behind) makes UUIDs below the old keys")
 
     # The documented step: copy the file before the new server's first start.
@@ -237,8 +242,7 @@ def dump_and_restore(t, old, new, initdb_args, conf, rows):
         results[who] = (r.returncode, r.stderr)
     if results["old"][0] != 0:
         fail(f"the old server's dump does not restore into {NEW}:\n{results['old'][1]}")
-    got = new.q("SELECT count(*) || ' ' || md5(string_agg(id::text || id6::text || k::text || k6::text || v18::text, "
-                "',' ORDER BY n)) FROM t", db="restored_old")
+    got = new.q(READBACK, db="restored_old")
     if got != rows:
         fail("the table restored from the old server's dump does not read back as it was")
     if results["new"][0] == 0 or 'pg_attver' not in results["new"][1]:
