@@ -5,9 +5,10 @@ For every earlier release, 0.1.0 to 0.6.0: installs the release from its script 
 the runner), makes data, a column default with uuid_generate_v7() and a
 view over its functions, updates, and checks that the catalog equals a fresh
 install of the new version (functions with their labels, types, operators,
-operator classes and families, casts, aggregates: tests/upgrade/catalog.sql)
-and that the old data, default and view work as before; then that the uuid7
-type takes the old column and the new version's functions answer.
+operator classes and families, casts, aggregates, the façade's table and
+view: tests/upgrade/catalog.sql) and that the old data, default and view
+work as before; then that the uuid7 type takes the old column and the new
+version's functions answer (the façade maps every old key both ways).
 
 Runs on the shared server; the releases are the install scripts in this
 directory, `uuid_ext--VERSION.sql`.
@@ -75,8 +76,19 @@ def update_from(srv, old):
     # The commit watermark (0.3.0's) answers in the updated database (this cluster preloads).
     if q("SELECT uuid_v7_watermark() > max(id) FROM kept", db="upgrade_old") != "t":
         fail("uuid_v7_watermark() after the update is not above every committed key")
+    # The façade (0.8.0's) on the keys made before the update: a key made
+    # now gives every old key a face that decodes back, the same from
+    # another session, and after a second update to the same version.
+    faces = ("SELECT count(*) FILTER (WHERE uuid_facade_to_v7(uuid_v7_to_facade(id)) = id) || ' ' "
+             "|| md5(string_agg(uuid_v7_to_facade(id)::text, ',' ORDER BY id)) FROM kept")
+    q("SELECT uuid_facade_key_create()", db="upgrade_old")
+    first = q(faces, db="upgrade_old")
+    q(f"ALTER EXTENSION uuid_ext UPDATE TO '{new}'", db="upgrade_old")
+    if not first.startswith("1002 ") or q(faces, db="upgrade_old") != first:
+        fail(f"the façade after the update from {old}: {first}")
     ok(f"the data, the column default and the view made under {old} work after the update, "
-       "the old uuid column converts to uuid7, and uuid_v7_watermark() answers")
+       "the old uuid column converts to uuid7, uuid_v7_watermark() answers, and a façade key made after "
+       "the update maps every old key both ways")
     q("DROP DATABASE upgrade_old")
     q("DROP DATABASE upgrade_new")
 

@@ -97,6 +97,19 @@ FROM (VALUES ('uuid_inspect', 'SELECT uuid_inspect(%L::uuid)::text'),
              ('uuid_v6_to_v1', 'SELECT uuid_v6_to_v1(%L::uuid)::text'),
              ('uuid_encode base58', 'SELECT uuid_encode(%L::uuid, ''base58'')')) AS t(fn, q),
      LATERAL pg_temp.outcomes(q, ARRAY(SELECT pg_temp.random_uuid()::text FROM generate_series(1, 2000))) AS o;
+-- Random 128-bit values to the façade (a key made here), and random
+-- contexts: a value, or 22023 for a UUID of the wrong version.
+SELECT uuid_facade_key_create() AS facade_key;
+INSERT INTO fuzz
+SELECT fn, o.outcome, o.n
+FROM (VALUES ('uuid_v7_to_facade', 'SELECT uuid_v7_to_facade(%L::uuid)::text'),
+             ('uuid_facade_to_v7', 'SELECT uuid_facade_to_v7(%L::uuid)::text'),
+             ('uuid_facade_candidates', 'SELECT uuid_facade_candidates(%L::uuid)::text')) AS t(fn, q),
+     LATERAL pg_temp.outcomes(q, ARRAY(SELECT pg_temp.random_uuid()::text FROM generate_series(1, 2000))) AS o;
+INSERT INTO fuzz
+SELECT 'uuid_v7_to_facade context', o.outcome, o.n
+FROM pg_temp.outcomes('SELECT uuid_v7_to_facade(uuid_generate_v7(), %L)::text',
+                      ARRAY(SELECT pg_temp.random_text('abc', 40) FROM generate_series(1, 1000))) AS o;
 -- Random times, far outside the ranges too, to the v6 bounds.
 INSERT INTO fuzz
 SELECT fn, o.outcome, o.n
