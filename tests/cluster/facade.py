@@ -17,7 +17,9 @@ its parameters and duration (`log_statement = all`,
  4. A second database's own key gives other faces, and finds none of the
     first's rows from the first's faces; the first's key moved over by the
     documented \\copy route (docs/facade.md#moving-a-key) gives the same faces.
- 5. The server log holds no key bytes after all of this (and holds them
+ 5. Point-in-time recovery from a base backup taken before any key, with
+    the archived WAL, to a restore point after the first key: its faces.
+ 6. The server log holds no key bytes after all of this (and holds them
     when a key is passed in SQL text, so the check can fail).
 
 Starts its own servers (a primary and a standby); needs psycopg 3.
@@ -32,6 +34,8 @@ from pg import fail, ok, wait_for
 N = 2_000
 LOG_ALL = ["log_statement = 'all'", "log_min_duration_statement = 0", "log_parameter_max_length = -1",
            "wal_level = replica", "max_wal_senders = 4", "shared_preload_libraries = 'uuid_ext'"]
+# Copies never archive: a promoted copy would put its files into the archive.
+COPY_CONF = ["archive_mode = off"]
 
 
 def faces(srv, db="postgres"):
@@ -45,15 +49,23 @@ def key_hex(srv, key_id, db="postgres"):
 
 
 def main(t):
+    archive = t.path("archive")
+    t.host.make_dir(archive)
     p = t.server("primary")
-    p.initdb(*LOG_ALL)
+    p.initdb(*LOG_ALL, "archive_mode = on", f"archive_command = 'cp %p {archive}/%f'")
     p.start()
     p.q("CREATE EXTENSION uuid_ext")
     p.q(f"CREATE TABLE orders (id uuid7 PRIMARY KEY DEFAULT uuid_generate_v7(), n int UNIQUE);"
         f"INSERT INTO orders (n) SELECT generate_series(1, {N})")
+    backup = t.server("backup")
+    p.base_backup(backup, "-X", "stream")
     if p.q("SELECT uuid_facade_key_create()") != "1":
         fail("the first key is not key 1")
     first = faces(p)
+    p.q("SELECT pg_create_restore_point('after_key')")
+    segment = p.q("SELECT pg_walfile_name(pg_current_wal_lsn())")
+    p.q("SELECT pg_switch_wal()")
+    wait_for(lambda: os.path.exists(os.path.join(archive, segment)), f"{segment} to be archived")
     if len(set(first.values())) != N:
         fail("two rows share a face")
 
@@ -78,6 +90,7 @@ def main(t):
 
     s = t.server("standby")
     p.base_backup(s, "-R", "-X", "stream")
+    s.configure(*COPY_CONF)
     s.start()
     p.wait_replayed(s)
     if faces(s) != first:
@@ -149,7 +162,22 @@ def main(t):
     ok("a second database's own key gives other faces and finds none of the first's rows; the first's key "
        "moved over with \\copy gives the same faces there")
 
-    # 5. The log.
+    # 5. Point-in-time recovery to the restore point after the first key.
+    r = t.server("restored")
+    r.fresh_dir()
+    subprocess.run(["cp", "-a", backup.data, r.data], check=True)  # owner and mode kept
+    r.configure(*COPY_CONF, f"restore_command = 'cp {archive}/%f %p'", "recovery_target_name = 'after_key'",
+                "recovery_target_action = 'promote'")
+    open(os.path.join(r.data, "recovery.signal"), "w").close()
+    r.start()
+    wait_for(lambda: r.q("SELECT pg_is_in_recovery()") == "f", "the restore to reach its target", 120)
+    if r.q("SELECT string_agg(key_id || state, ',') FROM uuid_facade_keys") != "1current" or faces(r) != first:
+        fail("point-in-time recovery to a restore point after the first key has other keys or faces")
+    r.stop()
+    ok("point-in-time recovery from a base backup taken before any key, to a restore point after the first: "
+       "that key, and its faces")
+
+    # 6. The log.
     secrets = [key_hex(p, 1), key_hex(p, 2), key_hex(p, 1, db="other")]
     log = p.log_text()
     leaked = [k for k in secrets if k in log]
