@@ -263,21 +263,16 @@ fn load() -> Keys {
     let table = table();
     TABLE.set(table.oid);
     let (rows, latest) = rows(&table);
-    let mut live = Vec::new();
-    let mut has_current = false;
-    for row in rows.iter().filter(|r| r.state == State::Current) {
-        live.push(Live {
+    // The current key first, then the retired ones (rows come newest first).
+    let decoding = |state| rows.iter().filter(move |r: &&Row| r.state == state);
+    let live: Vec<Live> = decoding(State::Current)
+        .chain(decoding(State::Retired))
+        .map(|row| Live {
             id: row.id,
             facade: Facade::new(&key_bytes(row)),
-        });
-        has_current = true;
-    }
-    for row in rows.iter().filter(|r| r.state == State::Retired) {
-        live.push(Live {
-            id: row.id,
-            facade: Facade::new(&key_bytes(row)),
-        });
-    }
+        })
+        .collect();
+    let has_current = decoding(State::Current).next().is_some();
     Keys {
         live,
         has_current,

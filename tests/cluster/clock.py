@@ -37,7 +37,6 @@ watermark as the docs say.
 Starts its own servers under libfaketime (the primary archives into its
 test directory's archive/); needs psycopg 3.
 """
-import os
 import re
 import time
 
@@ -298,12 +297,8 @@ def run(p, s, b, archive):
 
     # 7 (made here, while the primary runs). Point-in-time recovery from the
     # base backup made before the jump, through the whole archive.
-    seg = p.q("SELECT pg_walfile_name(pg_current_wal_lsn())")
-    p.q("SELECT pg_switch_wal()")
-    wait_for(lambda: os.path.exists(os.path.join(archive, seg)), f"{seg} to be archived")
-    b.configure("archive_mode = off", f"restore_command = 'cp {archive}/%f %p'",
-                "recovery_target_action = 'promote'")
-    open(os.path.join(b.data, "recovery.signal"), "w").close()
+    p.archive_current_wal(archive)
+    b.recover_from(archive)
     b.start()
     wait_for(lambda: b.q("SELECT pg_is_in_recovery()") == "f", "the restore to finish")
     if "replayed a UUID sequencer reset: UUIDv7 from 2036-" not in b.log_text():

@@ -63,9 +63,7 @@ def main(t):
         fail("the first key is not key 1")
     first = faces(p)
     p.q("SELECT pg_create_restore_point('after_key')")
-    segment = p.q("SELECT pg_walfile_name(pg_current_wal_lsn())")
-    p.q("SELECT pg_switch_wal()")
-    wait_for(lambda: os.path.exists(os.path.join(archive, segment)), f"{segment} to be archived")
+    p.archive_current_wal(archive)
     if len(set(first.values())) != N:
         fail("two rows share a face")
 
@@ -163,17 +161,13 @@ def main(t):
        "moved over with \\copy gives the same faces there")
 
     # 5. Point-in-time recovery to the restore point after the first key.
-    r = t.server("restored")
-    r.fresh_dir()
-    subprocess.run(["cp", "-a", backup.data, r.data], check=True)  # owner and mode kept
-    r.configure(*COPY_CONF, f"restore_command = 'cp {archive}/%f %p'", "recovery_target_name = 'after_key'",
-                "recovery_target_action = 'promote'")
-    open(os.path.join(r.data, "recovery.signal"), "w").close()
-    r.start()
-    wait_for(lambda: r.q("SELECT pg_is_in_recovery()") == "f", "the restore to reach its target", 120)
-    if r.q("SELECT string_agg(key_id || state, ',') FROM uuid_facade_keys") != "1current" or faces(r) != first:
+    backup.recover_from(archive, "recovery_target_name = 'after_key'")
+    backup.start()
+    wait_for(lambda: backup.q("SELECT pg_is_in_recovery()") == "f", "the restore to reach its target", 120)
+    if backup.q("SELECT string_agg(key_id || state, ',') FROM uuid_facade_keys") != "1current" \
+            or faces(backup) != first:
         fail("point-in-time recovery to a restore point after the first key has other keys or faces")
-    r.stop()
+    backup.stop()
     ok("point-in-time recovery from a base backup taken before any key, to a restore point after the first: "
        "that key, and its faces")
 

@@ -95,13 +95,6 @@ def standby_of(t, p, name, clock="+0", *conf):
     return s
 
 
-def wait_archived(p, archive):
-    """Switches to a new WAL segment and waits until the old one is archived."""
-    seg = p.q("SELECT pg_walfile_name(pg_current_wal_lsn())")
-    p.q("SELECT pg_switch_wal()")
-    wait_for(lambda: os.path.exists(os.path.join(archive, seg)), f"{seg} to be archived")
-
-
 def main(t):
     archive = t.path("archive")
     t.host.make_dir(archive)
@@ -121,7 +114,7 @@ def main(t):
     make_keys(p, 50_000)
     p.q("SELECT pg_create_restore_point('after_writes')")
     replayed = maxima(p)
-    wait_archived(p, archive)
+    p.archive_current_wal(archive)
     p.wait_replayed(s1)
     p.wait_replayed(s4)
     if maxima(s1) != replayed:
@@ -204,9 +197,7 @@ def main(t):
     r = t.server("restored", clock=True)
     r.fresh_dir()
     subprocess.run(["cp", "-a", backup.data, r.data], check=True)  # owner and mode kept
-    r.configure(*COPY_CONF, f"restore_command = 'cp {archive}/%f %p'", "recovery_target_name = 'after_writes'",
-                "recovery_target_action = 'promote'")
-    open(os.path.join(r.data, "recovery.signal"), "w").close()
+    r.recover_from(archive, "recovery_target_name = 'after_writes'")
     r.set_clock("-1d")
     r.start()
     wait_for(lambda: r.q("SELECT pg_is_in_recovery()") == "f", "the restore to reach its target", 120)

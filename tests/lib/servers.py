@@ -306,6 +306,22 @@ class Server:
         # The copy carries this server's port and socket: the later lines win.
         target.configure()
 
+    def archive_current_wal(self, archive):
+        """Switches to a new WAL segment and waits until the one before is in
+        `archive` (this server's archive_command copies there)."""
+        segment = self.q("SELECT pg_walfile_name(pg_current_wal_lsn())")
+        self.q("SELECT pg_switch_wal()")
+        wait_for(lambda: os.path.exists(os.path.join(archive, segment)), f"{segment} to be archived")
+
+    def recover_from(self, archive, *conf):
+        """Makes this copy (a base backup, not running) recover through the
+        WAL in `archive` at its next start, then be promoted; `conf` adds a
+        recovery target. It archives nothing itself: a promoted copy would
+        put its new timeline's files into the archive it reads."""
+        self.configure("archive_mode = off", f"restore_command = 'cp {archive}/%f %p'",
+                       "recovery_target_action = 'promote'", *conf)
+        open(os.path.join(self.data, "recovery.signal"), "w").close()
+
     def wait_replayed(self, standby, timeout=60):
         """Until `standby` has replayed everything this server wrote so far."""
         lsn = self.q("SELECT pg_current_wal_lsn()")
