@@ -32,11 +32,25 @@ use crate::{layout, Bytes};
 pub const KEY_LEN: usize = 32;
 /// The tweak's fixed prefix; the context follows it after one zero byte.
 pub const TWEAK_PREFIX: &[u8] = b"uuid_ext/facade/1";
+/// The published test key of docs/facade.md#test-vectors, bytes 0x00 to
+/// 0x1f: the vectors' key, and one no production database should use (its
+/// faces decode for anyone).
+pub const TEST_KEY: [u8; KEY_LEN] = {
+    let mut k = [0u8; KEY_LEN];
+    let mut i = 0;
+    while i < KEY_LEN {
+        k[i] = i as u8;
+        i += 1;
+    }
+    k
+};
 /// How many numerals FF1 works on: the bits that are not version or variant.
 pub const BITS: usize = 122;
 const HALF: usize = BITS / 2;
 
-/// One key's FF1 cipher, its AES-256 key schedule expanded once.
+/// One key's FF1 cipher, its AES-256 key schedule expanded once. The
+/// schedule (which holds the key) is wiped when the value is dropped, as is
+/// each copy FF1 makes of it per round (`aes`'s `zeroize` feature).
 pub struct Facade {
     ff1: FF1<Aes256Enc>,
 }

@@ -4,12 +4,14 @@
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha12Rng;
 use std::sync::atomic::AtomicU64;
-use uuid_ext_core::facade::{fingerprint, Facade, KEY_LEN};
+use uuid_ext_core::facade::{fingerprint, Facade, KEY_LEN, TEST_KEY};
 use uuid_ext_core::{layout, parse, sequencer::Session, timestamp, v7};
 
 /// The published test key: bytes 0x00 to 0x1f.
 fn test_key() -> [u8; KEY_LEN] {
-    core::array::from_fn(|i| i as u8)
+    let key = core::array::from_fn(|i| i as u8);
+    assert_eq!(key, TEST_KEY);
+    key
 }
 
 fn uuid(text: &str) -> [u8; 16] {
