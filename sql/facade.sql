@@ -1,29 +1,62 @@
 -- The façade's keys (docs/facade.md#keys). One table per database in the
--- extension's schema, which PUBLIC cannot read: the functions that use it
--- read it as its owner (src/facade/keys.rs). pg_dump dumps its rows
--- (pg_extension_config_dump), so a dump carries the keys; standbys,
--- point-in-time recovery and pg_upgrade carry it as any table.
+-- extension's schema. The key functions read and write it without SQL, as
+-- the calling role (src/facade/table.rs); in SQL, who may do what is below
+-- (docs/facade.md#who-may-call-what).
+
+-- A key's 32 bytes: a type whose text and binary forms show them to
+-- superusers only (42501 for anyone else), with no operator, cast or other
+-- function, so a role that may read the table reads ids, states and dates
+-- (src/facade/secret.rs). Output and send depend on the role: STABLE.
+CREATE TYPE uuid_facade_secret;
+CREATE FUNCTION uuid_facade_secret_in(cstring) RETURNS uuid_facade_secret
+  IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'uuid_facade_secret_in';
+CREATE FUNCTION uuid_facade_secret_out(uuid_facade_secret) RETURNS cstring
+  STABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'uuid_facade_secret_out';
+CREATE FUNCTION uuid_facade_secret_recv(internal) RETURNS uuid_facade_secret
+  IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'uuid_facade_secret_recv';
+CREATE FUNCTION uuid_facade_secret_send(uuid_facade_secret) RETURNS bytea
+  STABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'uuid_facade_secret_send';
+CREATE TYPE uuid_facade_secret (
+  INPUT = uuid_facade_secret_in, OUTPUT = uuid_facade_secret_out,
+  RECEIVE = uuid_facade_secret_recv, SEND = uuid_facade_secret_send,
+  INTERNALLENGTH = 32, ALIGNMENT = char, STORAGE = plain
+);
+COMMENT ON TYPE uuid_facade_secret IS 'A facade key''s 32 bytes, shown to superusers only';
+
 CREATE TABLE uuid_facade_key (
   key_id integer PRIMARY KEY CHECK (key_id OPERATOR(pg_catalog.>) 0),
   state text NOT NULL CHECK (state OPERATOR(pg_catalog.=) ANY (ARRAY['current', 'retired', 'dropped'])),
-  key bytea CHECK (CASE WHEN state OPERATOR(pg_catalog.=) 'dropped' THEN key IS NULL
-                   ELSE pg_catalog.octet_length(key) OPERATOR(pg_catalog.=) 32 END),
+  key uuid_facade_secret,
   fingerprint text NOT NULL,
   created timestamptz NOT NULL,
   retired timestamptz,
-  dropped timestamptz
+  dropped timestamptz,
+  CONSTRAINT uuid_facade_key_bytes
+    CHECK ((state OPERATOR(pg_catalog.=) 'dropped') OPERATOR(pg_catalog.=) (key IS NULL))
 );
 CREATE UNIQUE INDEX uuid_facade_key_one_current ON uuid_facade_key (state)
   WHERE state OPERATOR(pg_catalog.=) 'current';
 REVOKE ALL ON uuid_facade_key FROM PUBLIC;
-SELECT pg_catalog.pg_extension_config_dump('uuid_facade_key', '');
+-- pg_dump dumps the rows for a superuser only: another role that may read
+-- the table (the extension's owner, pg_read_all_data) dumps none, and its
+-- dump succeeds.
+SELECT pg_catalog.pg_extension_config_dump('uuid_facade_key',
+  'WHERE pg_catalog.current_setting(''is_superuser'') OPERATOR(pg_catalog.=) ''on''');
 
 -- Every statement that changes the table drops each backend's cached key
--- schedules (a relcache invalidation, carried to standbys by the WAL).
+-- schedules (a relcache invalidation, carried to standbys by the WAL);
+-- ALWAYS: logical replication's apply fires it too.
 CREATE TRIGGER uuid_facade_key_changed
   AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON uuid_facade_key
   FOR EACH STATEMENT EXECUTE FUNCTION uuid_facade_key_changed();
+ALTER TABLE uuid_facade_key ENABLE ALWAYS TRIGGER uuid_facade_key_changed;
 REVOKE EXECUTE ON FUNCTION uuid_facade_key_changed() FROM PUBLIC;
+-- A row changes through the key functions, or by a superuser (42501 for
+-- anyone else who may write: the extension's owner, pg_write_all_data).
+CREATE TRIGGER uuid_facade_key_guard
+  BEFORE INSERT OR UPDATE OR DELETE ON uuid_facade_key
+  FOR EACH ROW EXECUTE FUNCTION uuid_facade_key_guard();
+REVOKE EXECUTE ON FUNCTION uuid_facade_key_guard() FROM PUBLIC;
 
 -- The keys without their bytes. (Plain DDL, as the table: the names resolve
 -- while the script's search_path puts pg_catalog first.)
@@ -43,12 +76,14 @@ REVOKE EXECUTE ON FUNCTION uuid_facade_key_drop(integer) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_key_export(integer) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_key_import(bytea) FROM PUBLIC;
 
--- The grants to the extension's owner, WITH GRANT OPTION. A database owner
--- who installs the trusted extension is not the objects' owner (the
--- bootstrap superuser is), so this gives them the façade to use and to
--- grant; when the installer owns the objects already there is nothing to
--- grant. Hardened as src/info.rs's block: search_path pinned, every name
--- schema-qualified, ours through the schema pg_extension records.
+-- The grants to the extension's owner: the façade's functions WITH GRANT
+-- OPTION, and the key table to read (its bytes stay hidden) and insert
+-- into (the guard refuses rows), so that its pg_dump and the restore of
+-- that dump work. A database owner who installs the trusted extension is
+-- not the objects' owner (the bootstrap superuser is); when the installer
+-- owns the objects already there is nothing to grant. Hardened as
+-- src/info.rs's block: search_path pinned, every name schema-qualified,
+-- ours through the schema pg_extension records.
 DO $$
 DECLARE
   saved pg_catalog.text := pg_catalog.current_setting('search_path');
@@ -72,6 +107,8 @@ BEGIN
                                 ext, f, owner::pg_catalog.regrole);
     END LOOP;
     EXECUTE pg_catalog.format('GRANT SELECT ON %s.uuid_facade_keys TO %s WITH GRANT OPTION',
+                              ext, owner::pg_catalog.regrole);
+    EXECUTE pg_catalog.format('GRANT SELECT, INSERT ON %s.uuid_facade_key TO %s',
                               ext, owner::pg_catalog.regrole);
   END IF;
   PERFORM pg_catalog.set_config('search_path', saved, true);

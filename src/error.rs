@@ -414,15 +414,95 @@ pub fn facade_table_unreadable(cause: &str) -> ! {
     )
 }
 
-/// XX001: a live key whose bytes are not 32 (the table's check forbids it).
+/// XX001: a live key without bytes (the table's check forbids it).
 #[track_caller]
 pub fn facade_key_corrupt(id: i32) -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_DATA_CORRUPTED,
-        format!("facade key {id} is not 32 bytes"),
+        format!("facade key {id} is not dropped but has no bytes"),
         None,
         None,
     )
+}
+
+/// XX000: the operating system gave no random bytes for a façade key.
+#[track_caller]
+pub fn facade_key_random_unavailable(cause: &str) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+        "could not draw a facade key from the operating system's random generator".into(),
+        Some(cause),
+        None,
+    )
+}
+
+/// 54000: every key id up to 2147483647 is taken.
+#[track_caller]
+pub fn facade_key_ids_exhausted() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+        "no facade key id is left: the largest, 2147483647, is taken".into(),
+        None,
+        None,
+    )
+}
+
+/// 42501: a role other than a superuser wrote the key table in SQL.
+#[track_caller]
+pub fn facade_key_table_guarded() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
+        "the facade's keys change only through uuid_ext's key functions".into(),
+        Some("uuid_facade_key_create(), uuid_facade_key_retire(), uuid_facade_key_drop() and uuid_facade_key_import() change them; a superuser restores a dump that holds them."),
+        None,
+    )
+}
+
+/// 42501: a role other than a superuser asked for a key's bytes (the key
+/// table's `key` column, of type `uuid_facade_secret`).
+#[track_caller]
+pub fn facade_secret_hidden() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
+        "only a superuser may see a facade key's bytes".into(),
+        None,
+        Some("The view uuid_facade_keys shows the keys without them."),
+    )
+}
+
+/// 22P02: text for a `uuid_facade_secret` that is not 32 bytes in hex.
+#[track_caller]
+pub fn facade_secret_text() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+        "invalid input syntax for type uuid_facade_secret".into(),
+        Some("A facade key is written as \\x and 64 hexadecimal digits (32 bytes)."),
+        None,
+    )
+}
+
+/// 22P03: binary input for a `uuid_facade_secret` that is not 32 bytes.
+#[track_caller]
+pub fn facade_secret_binary(found: i32) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
+        format!("invalid binary input for type uuid_facade_secret: {found} bytes, not 32"),
+        None,
+        None,
+    )
+}
+
+/// A WARNING, not an ERROR: `uuid_facade_key_import()` given the published
+/// test key of docs/facade.md#test-vectors.
+#[track_caller]
+pub fn facade_test_key_warning() {
+    ErrorReport::new(
+        PgSqlErrorCode::ERRCODE_WARNING,
+        "this is the published test key of uuid_ext's documentation: anyone can decode the faces it makes",
+        "uuid_ext",
+    )
+    .set_hint("Use it only in tests; a production database makes its key with uuid_facade_key_create().")
+    .report(PgLogLevel::WARNING);
 }
 
 /// 42501: a superuser-only key function called by another role.

@@ -1,47 +1,30 @@
 //! The façade's keys (docs/facade.md#keys): the table `uuid_facade_key` in
-//! the extension's schema, read into a per-backend cache of expanded AES
-//! key schedules, and written by the key functions.
+//! the extension's schema (`table.rs` finds, reads and writes it), read into
+//! a per-backend cache of expanded AES key schedules.
 //!
 //! PUBLIC has no privilege on the table. Whoever may EXECUTE a façade
-//! function reads it through that function: the reads and writes here run
-//! as the table's owner (as a foreign key's checks run as the referenced
-//! table's), with fixed statements that name every object and operator by
-//! schema, so a caller's `search_path` chooses nothing.
+//! function reads it through that function, as the calling role, without
+//! SQL (`table.rs`): nothing a role can plant or set is consulted.
 //!
-//! The cache is dropped whenever the table changes: a statement trigger on
-//! the table sends a relcache invalidation (at once to this backend, at
-//! commit to the others, and through the WAL to standbys), which the
-//! callback registered here receives. The table is read with the latest
-//! snapshot, not the statement's: an invalidation that arrived before the
+//! The cache is dropped whenever the table changes: the key functions, and
+//! a statement trigger on the table for changes made in SQL (a superuser's,
+//! a restore, logical replication's apply: the trigger fires there too),
+//! send a relcache invalidation (at once to this backend, at commit to the
+//! others, and through the WAL to standbys), which the callback registered
+//! here receives. The table is read with the latest snapshot, whatever the
+//! transaction's isolation level: an invalidation that arrived before the
 //! read must be in what was read, or the cache would keep an old key after
 //! its transaction. Inside a parallel query (where PostgreSQL gives no newer
 //! snapshot) the statement's is used and the cache is kept only until the
-//! transaction ends.
+//! transaction ends (or is prepared).
 
 use std::cell::{Cell, RefCell};
 
 use pgrx::prelude::*;
-use uuid_ext_core::facade::{Facade, KEY_LEN};
+use uuid_ext_core::facade::Facade;
 
+use super::table::{self, State};
 use crate::error;
-
-/// A key's state as the table spells it.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum State {
-    Current,
-    Retired,
-    Dropped,
-}
-
-impl State {
-    fn parse(s: &str) -> State {
-        match s {
-            "current" => State::Current,
-            "retired" => State::Retired,
-            _ => State::Dropped,
-        }
-    }
-}
 
 /// One key that can still decode (current or retired).
 pub struct Live {
@@ -121,9 +104,11 @@ unsafe extern "C-unwind" fn transaction_ended(
         event,
         pg_sys::XactEvent::XACT_EVENT_COMMIT
             | pg_sys::XactEvent::XACT_EVENT_ABORT
+            | pg_sys::XactEvent::XACT_EVENT_PREPARE
             | pg_sys::XactEvent::XACT_EVENT_PARALLEL_COMMIT
             | pg_sys::XactEvent::XACT_EVENT_PARALLEL_ABORT
     ) {
+        table::reset_writing();
         CACHE.with_borrow_mut(|c| {
             if c.as_ref().is_some_and(|k| k.provisional) {
                 *c = None;
@@ -144,132 +129,22 @@ fn register_callbacks() {
     }
 }
 
-/// The key table of the installed extension: its OID, its name qualified
-/// and quoted, and its owner.
-pub struct Table {
-    pub oid: pg_sys::Oid,
-    pub name: String,
-    pub owner: pg_sys::Oid,
-}
-
-pub fn table() -> Table {
-    let found = Spi::connect(|c| {
-        let rows = c.select(
-            "SELECT c.oid, c.oid::pg_catalog.regclass::pg_catalog.text, c.relowner
-             FROM pg_catalog.pg_extension e
-             JOIN pg_catalog.pg_class c ON c.relnamespace OPERATOR(pg_catalog.=) e.extnamespace
-             WHERE e.extname OPERATOR(pg_catalog.=) 'uuid_ext'
-               AND c.relname OPERATOR(pg_catalog.=) 'uuid_facade_key'",
-            None,
-            &[],
-        )?;
-        let mut out = None;
-        for row in rows {
-            out = Some((
-                row.get::<pg_sys::Oid>(1)?,
-                row.get::<String>(2)?,
-                row.get::<pg_sys::Oid>(3)?,
-            ));
-        }
-        Ok::<_, pgrx::spi::Error>(out)
-    });
-    match found {
-        Ok(Some((Some(oid), Some(name), Some(owner)))) => Table { oid, name, owner },
-        Ok(_) => error::facade_table_missing(),
-        Err(e) => error::facade_table_unreadable(&e.to_string()),
-    }
-}
-
-/// Runs `f` as the role that owns the key table, then as the caller again
-/// (an ERROR inside is undone by the transaction's own cleanup).
-pub fn as_owner<R>(table: &Table, f: impl FnOnce() -> R) -> R {
-    let mut user = pg_sys::Oid::INVALID;
-    let mut context = 0;
-    // SAFETY: saves and sets the current user id as PostgreSQL's own
-    // maintenance commands do; restored below, or by abort on ERROR.
-    unsafe {
-        pg_sys::GetUserIdAndSecContext(&mut user, &mut context);
-        pg_sys::SetUserIdAndSecContext(
-            table.owner,
-            context
-                | pg_sys::SECURITY_LOCAL_USERID_CHANGE as i32
-                | pg_sys::SECURITY_RESTRICTED_OPERATION as i32,
-        );
-    }
-    let out = f();
-    // SAFETY: restores what was saved above.
-    unsafe { pg_sys::SetUserIdAndSecContext(user, context) };
-    out
-}
-
-/// One row of the table as the cache needs it.
-pub struct Row {
-    pub id: i32,
-    pub state: State,
-    pub key: Option<Vec<u8>>,
-}
-
-/// Every row, newest key first, as the latest snapshot shows them (the
-/// statement's inside a parallel query: then `latest` is false).
-pub fn rows(table: &Table) -> (Vec<Row>, bool) {
-    let query = format!(
-        "SELECT key_id, state, key FROM {} ORDER BY key_id DESC",
-        table.name
-    );
-    // SAFETY: reads PostgreSQL's state; the snapshot pushed here is popped
-    // below, or by the transaction's cleanup on ERROR.
-    let latest = unsafe { !pg_sys::IsInParallelMode() };
-    if latest {
-        // Invalidations first: every change whose invalidation arrived
-        // before the snapshot is in it (a commit is visible before it
-        // sends its invalidations), and any arriving later is counted.
-        unsafe {
-            pg_sys::AcceptInvalidationMessages();
-            pg_sys::PushActiveSnapshot(pg_sys::GetLatestSnapshot());
-        }
-    }
-    let rows = as_owner(table, || {
-        Spi::connect(|c| {
-            let mut out = Vec::new();
-            for row in c.select(query.as_str(), None, &[])? {
-                out.push(Row {
-                    id: row.get::<i32>(1)?.unwrap_or(0),
-                    state: State::parse(&row.get::<String>(2)?.unwrap_or_default()),
-                    key: row.get::<Vec<u8>>(3)?,
-                });
-            }
-            Ok::<_, pgrx::spi::Error>(out)
-        })
-    });
-    if latest {
-        // SAFETY: pops the snapshot pushed above.
-        unsafe { pg_sys::PopActiveSnapshot() };
-    }
-    (
-        rows.unwrap_or_else(|e| error::facade_table_unreadable(&e.to_string())),
-        latest,
-    )
-}
-
-pub fn key_bytes(row: &Row) -> [u8; KEY_LEN] {
-    row.key
-        .as_deref()
-        .and_then(|k| <[u8; KEY_LEN]>::try_from(k).ok())
-        .unwrap_or_else(|| error::facade_key_corrupt(row.id))
-}
-
 fn load() -> Keys {
     register_callbacks();
-    let table = table();
+    let table = table::table();
     TABLE.set(table.oid);
-    let (rows, latest) = rows(&table);
+    let (rows, latest) = table.rows();
     // The current key first, then the retired ones (rows come newest first).
-    let decoding = |state| rows.iter().filter(move |r: &&Row| r.state == state);
+    let decoding = |state| rows.iter().filter(move |r: &&table::Row| r.state == state);
     let live: Vec<Live> = decoding(State::Current)
         .chain(decoding(State::Retired))
         .map(|row| Live {
             id: row.id,
-            facade: Facade::new(&key_bytes(row)),
+            facade: Facade::new(
+                row.key
+                    .as_deref()
+                    .unwrap_or_else(|| error::facade_key_corrupt(row.id)),
+            ),
         })
         .collect();
     let has_current = decoding(State::Current).next().is_some();
@@ -283,7 +158,8 @@ fn load() -> Keys {
 
 /// The trigger on the key table: every statement that changes it drops
 /// every backend's cache of it (this one's at the next command, the others'
-/// when the change commits).
+/// when the change commits). Enabled ALWAYS, so logical replication's apply
+/// fires it too.
 #[pg_trigger]
 fn uuid_facade_key_changed<'a>(
     trigger: &'a pgrx::PgTrigger<'a>,
@@ -292,4 +168,20 @@ fn uuid_facade_key_changed<'a>(
     // SAFETY: queues an invalidation of a relation the trigger has open.
     unsafe { pg_sys::CacheInvalidateRelcacheByRelid(rel.oid()) };
     Ok(None)
+}
+
+/// The guard on the key table: a row changes only through the key
+/// functions (or a superuser's own SQL, a restore of a dump that holds
+/// keys); anyone else who may write the table (the extension's owner may
+/// insert, for restoring its own dumps, which hold no rows;
+/// `pg_write_all_data`) gets 42501.
+#[pg_trigger]
+fn uuid_facade_key_guard<'a>(
+    trigger: &'a pgrx::PgTrigger<'a>,
+) -> Result<Option<PgHeapTuple<'a, AllocatedByPostgres>>, pgrx::PgTriggerError> {
+    // SAFETY: reads the current role's superuser flag.
+    if !table::writing() && !unsafe { pg_sys::superuser() } {
+        error::facade_key_table_guarded();
+    }
+    Ok(trigger.new().or(trigger.old()))
 }

@@ -1,72 +1,62 @@
 //! Making and ending the façade's keys (docs/facade.md#keys): each function
-//! writes the key table as its owner (see [`keys::as_owner`]), after taking
-//! a lock that puts concurrent changes in a line.
+//! takes the key table's lock, which puts concurrent changes in a line,
+//! reads the table with the latest snapshot and writes it through
+//! `table.rs`, as the calling role and without SQL.
 
 use pgrx::prelude::*;
-use uuid_ext_core::facade::{fingerprint, KEY_LEN};
+use uuid_ext_core::facade::{fingerprint, KEY_LEN, TEST_KEY};
+use zeroize::Zeroizing;
 
-use super::keys::{self, State, Table};
-use crate::{error, generate};
+use super::table::{self, NewRow, Row, State, Table};
+use crate::error;
 
 /// Takes the table's lock against concurrent key changes and returns it
 /// with its rows.
-fn locked() -> (Table, Vec<keys::Row>) {
-    let table = keys::table();
-    let lock = format!("LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE", table.name);
-    keys::as_owner(&table, || Spi::run(&lock))
-        .unwrap_or_else(|e| error::facade_table_unreadable(&e.to_string()));
-    let (rows, _) = keys::rows(&table);
+fn locked() -> (Table, Vec<Row>) {
+    let table = table::table();
+    table::lock(&table);
+    let (rows, _) = table.rows();
     (table, rows)
-}
-
-fn write(table: &Table, statement: &str, args: &[pgrx::datum::DatumWithOid]) {
-    keys::as_owner(table, || {
-        Spi::connect_mut(|c| c.update(statement, None, args).map(|_| ()))
-    })
-    .unwrap_or_else(|e| error::facade_table_unreadable(&e.to_string()));
 }
 
 /// Adds `key` as the current key, the current one (if any) becoming
 /// retired; its id is one more than the largest before.
 fn add_current(key: &[u8; KEY_LEN]) -> i32 {
     let (table, rows) = locked();
-    let print = fingerprint(key);
-    if let Some(same) = rows.iter().find(|r| r.key.as_deref() == Some(&key[..])) {
+    if let Some(same) = rows.iter().find(|r| r.key.as_deref() == Some(key)) {
         error::facade_key_duplicate(same.id);
     }
-    write(
-        &table,
-        &format!(
-            "UPDATE {} SET state = 'retired', retired = pg_catalog.now() WHERE state OPERATOR(pg_catalog.=) 'current'",
-            table.name
-        ),
-        &[],
-    );
-    let id = rows.iter().map(|r| r.id).max().unwrap_or(0) + 1;
-    write(
-        &table,
-        &format!(
-            "INSERT INTO {} (key_id, state, key, fingerprint, created) VALUES ($1, 'current', $2, $3, pg_catalog.now())",
-            table.name
-        ),
-        &[id.into(), key.to_vec().into(), print.into()],
-    );
+    let id = rows
+        .iter()
+        .map(|r| r.id)
+        .max()
+        .unwrap_or(0)
+        .checked_add(1)
+        .unwrap_or_else(|| error::facade_key_ids_exhausted());
+    table.update(|_, state| state == State::Current, State::Retired);
+    table.insert(NewRow {
+        id,
+        state: State::Current,
+        key: Some(key),
+        fingerprint: &fingerprint(key),
+    });
     id
 }
 
-/// Makes a key from the server's random generator and makes it current;
-/// the key that was current becomes retired (it still decodes). Returns the
-/// new key's id. The key never appears in SQL text or the log.
+/// Makes a key from the operating system's random generator (not the
+/// backend's UUID generator, whose state would recompute it) and makes it
+/// current; the key that was current becomes retired (it still decodes).
+/// Returns the new key's id. The key appears in no SQL text, plan or log.
 #[pg_extern(volatile, parallel_unsafe)]
 fn uuid_facade_key_create() -> i32 {
-    let mut key = [0u8; KEY_LEN];
-    key[..16].copy_from_slice(&generate::random_bytes());
-    key[16..].copy_from_slice(&generate::random_bytes());
+    let mut key = Zeroizing::new([0u8; KEY_LEN]);
+    getrandom::fill(&mut key[..])
+        .unwrap_or_else(|e| error::facade_key_random_unavailable(&e.to_string()));
     add_current(&key)
 }
 
 /// The state of key `key_id`, after checking it exists.
-fn existing(rows: &[keys::Row], key_id: i32) -> State {
+fn existing(rows: &[Row], key_id: i32) -> State {
     rows.iter()
         .find(|r| r.id == key_id)
         .map(|r| r.state)
@@ -83,33 +73,20 @@ fn uuid_facade_key_retire(key_id: i32) {
     match existing(&rows, key_id) {
         State::Retired => {}
         State::Dropped => error::facade_key_not_live(key_id, true),
-        State::Current => write(
-            &table,
-            &format!(
-                "UPDATE {} SET state = 'retired', retired = pg_catalog.now() WHERE key_id OPERATOR(pg_catalog.=) $1",
-                table.name
-            ),
-            &[key_id.into()],
-        ),
+        State::Current => table.update(|id, _| id == key_id, State::Retired),
     }
 }
 
-/// Drops key `key_id`'s bytes for good: faces made under it decode no more
-/// (`uuid_facade_candidates` leaves it out). Its id, dates and fingerprint
-/// stay in `uuid_facade_keys`. Dropping a dropped key does nothing.
+/// Removes key `key_id`'s bytes from the table: faces made under it decode
+/// no more (`uuid_facade_candidates` leaves it out). Its id, dates and
+/// fingerprint stay in `uuid_facade_keys`. Copies of the bytes in the WAL,
+/// archives, backups and earlier dumps stay until those expire
+/// (docs/facade.md#keys). Dropping a dropped key does nothing.
 #[pg_extern(volatile, strict, parallel_unsafe)]
 fn uuid_facade_key_drop(key_id: i32) {
     let (table, rows) = locked();
     if existing(&rows, key_id) != State::Dropped {
-        write(
-            &table,
-            &format!(
-                "UPDATE {} SET state = 'dropped', key = NULL, retired = COALESCE(retired, pg_catalog.now()), \
-                 dropped = pg_catalog.now() WHERE key_id OPERATOR(pg_catalog.=) $1",
-                table.name
-            ),
-            &[key_id.into()],
-        );
+        table.update(|id, _| id == key_id, State::Dropped);
     }
 }
 
@@ -125,25 +102,29 @@ fn superuser_only(function: &str) {
 #[pg_extern(volatile, strict, parallel_unsafe)]
 fn uuid_facade_key_export(key_id: i32) -> Vec<u8> {
     superuser_only("uuid_facade_key_export");
-    let table = keys::table();
-    let (rows, _) = keys::rows(&table);
+    let (rows, _) = table::table().rows();
     let row = rows
         .iter()
         .find(|r| r.id == key_id)
         .unwrap_or_else(|| error::facade_key_not_live(key_id, false));
-    if row.state == State::Dropped {
-        error::facade_key_not_live(key_id, true);
+    match &row.key {
+        Some(key) if row.state != State::Dropped => key.to_vec(),
+        _ => error::facade_key_not_live(key_id, true),
     }
-    keys::key_bytes(row).to_vec()
 }
 
 /// Adds a key exported from another database as this database's current
 /// key (the current one becomes retired), so both give the same faces.
-/// Returns its id here. Superusers only.
+/// Returns its id here. Superusers only. The published test key is taken
+/// with a WARNING: anyone can decode its faces.
 #[pg_extern(volatile, strict, parallel_unsafe)]
 fn uuid_facade_key_import(key: &[u8]) -> i32 {
     superuser_only("uuid_facade_key_import");
-    let key =
-        <[u8; KEY_LEN]>::try_from(key).unwrap_or_else(|_| error::facade_key_length(key.len()));
+    let key = Zeroizing::new(
+        <[u8; KEY_LEN]>::try_from(key).unwrap_or_else(|_| error::facade_key_length(key.len())),
+    );
+    if *key == TEST_KEY {
+        error::facade_test_key_warning();
+    }
     add_current(&key)
 }

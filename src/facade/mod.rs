@@ -10,6 +10,8 @@
 
 pub mod keys;
 pub mod manage;
+pub mod secret;
+pub mod table;
 
 use pgrx::datum::Uuid;
 use pgrx::prelude::*;
@@ -93,6 +95,7 @@ extension_sql_file!(
         uuid_facade_to_v7_with_key,
         uuid_facade_candidates,
         keys::uuid_facade_key_changed,
+        keys::uuid_facade_key_guard,
         manage::uuid_facade_key_create,
         manage::uuid_facade_key_retire,
         manage::uuid_facade_key_drop,

@@ -11,6 +11,10 @@ its parameters and duration (`log_statement = all`,
     key made on the primary changes the faces an open session on the
     primary and one on the standby make, at their next statement; the old
     faces still resolve through uuid_facade_candidates() on both.
+ 2b. At every isolation level: a repeatable-read (and a serializable)
+    transaction that holds a transaction id, meets a rotation another
+    session commits, and then makes a face: after it ends, that backend's
+    next transaction makes faces with the new key, as every other does.
  3. pg_dump / pg_restore into a new database: the same keys, ids and
     dates, the same faces; a schema-only restore has no key (55000, the
     hint that says what the restore lost).
@@ -119,6 +123,27 @@ def main(t):
        "the old faces resolve through uuid_facade_candidates() on both")
     s.stop()
 
+    # 2b. Isolation levels.
+    for level in ("REPEATABLE READ", "SERIALIZABLE"):
+        with psycopg.connect(p.conninfo()) as b:
+            b.execute(f"SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL {level}")
+            b.execute(probe)  # the key cached
+            b.commit()
+            b.execute("SELECT pg_current_xact_id()")  # a snapshot and a transaction id
+            p.q("SELECT uuid_facade_key_create()")
+            # orders, not yet locked in this transaction: its lock takes in the
+            # rotation's invalidation, and the face reads the key table again.
+            b.execute(probe)
+            b.commit()
+            after = b.execute(probe).fetchone()[0]
+            b.commit()
+        now = faces(p)
+        if after != now["1"]:
+            fail(f"a {level} transaction that met a rotation left its backend making faces with the old key")
+    second = now
+    ok("a repeatable-read and a serializable transaction holding a transaction id met a rotation: their "
+       "backends' next transactions make faces with the new key")
+
     # 3. pg_dump and pg_restore.
     dump = t.path("db.dump")
     t.host.run([p.pg.tool("pg_dump"), "-Fc", "-d", p.conninfo(), "-f", dump])
@@ -149,7 +174,9 @@ def main(t):
     if found != "0":
         fail(f"the second database finds {found} rows from the first's faces")
     key_file = t.path("key")
-    subprocess.run([*p.psql("postgres"), "-c", f"\\copy (SELECT uuid_facade_key_export(2)) TO '{key_file}'"],
+    current = p.q("SELECT key_id FROM uuid_facade_keys WHERE state = 'current'")
+    subprocess.run([*p.psql("postgres"), "-c",
+                    f"\\copy (SELECT uuid_facade_key_export({current})) TO '{key_file}'"],
                    check=True)
     subprocess.run([*p.psql("other"), "-c", "CREATE TEMP TABLE moving (key bytea)",
                     "-c", f"\\copy moving FROM '{key_file}'",
@@ -172,7 +199,8 @@ def main(t):
        "that key, and its faces")
 
     # 6. The log.
-    secrets = [key_hex(p, 1), key_hex(p, 2), key_hex(p, 1, db="other")]
+    secrets = [key_hex(p, k) for k in p.q("SELECT key_id FROM uuid_facade_keys").split()]
+    secrets.append(key_hex(p, 1, db="other"))
     log = p.log_text()
     leaked = [k for k in secrets if k in log]
     if leaked:
@@ -180,8 +208,8 @@ def main(t):
     if "log_statement" not in p.q("SELECT string_agg(name, ',') FROM pg_settings "
                                   "WHERE name = 'log_statement' AND setting = 'all'"):
         fail("the server does not log every statement")
-    p.q(f"SELECT uuid_facade_key_import('\\x{secrets[2]}')", db="restored")
-    if secrets[2] not in p.log_text():
+    p.q(f"SELECT uuid_facade_key_import('\\x{secrets[-1]}')", db="restored")
+    if secrets[-1] not in p.log_text():
         fail("a key passed in SQL text did not reach the log: the check above could not fail")
     ok("with log_statement = all and every duration logged, no key reached the server log (a key passed in SQL "
        "text does, so the check can fail)")

@@ -43,7 +43,7 @@ from harness import Skip
 from pg import fail, ok
 
 TENANTS = ("tenant_a", "tenant_b")
-EARLIER = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0")
+EARLIER = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0", "0.8.0")
 BOOTSTRAP = "10"  # the bootstrap superuser's OID
 
 
@@ -87,10 +87,10 @@ FUNCTIONS = [
     # uuid_skipsupport(internal) itself cannot be planted: no role but a
     # superuser makes a function of internal.
     ("uuid_skipsupport", "text", "text"),
-    ("octet_length", "bytea", "int4"), ("pg_extension_config_dump", "regclass, text", "void"),
+    ("octet_length", "bytea", "int4"), ("encode", "bytea, text", "text"), ("pg_extension_config_dump", "regclass, text", "void"),
 ]
 # Operators: name, left, right.
-OPERATORS = [(op, l, r) for op in ("->>", "->", "=", "<", "<=", ">", ">=", "<>")
+OPERATORS = [(op, l, r) for op in ("->>", "->", "=", "<", "<=", ">", ">=", "<>", "||")
              for (l, r) in (("jsonb", "jsonb"), ("jsonb", "text"), ("jsonb", "int4"), ("int4", "int4"),
                             ("name", "name"), ("name", "text"), ("text", "text"), ("uuid", "uuid"), ("oid", "oid"))]
 # Types (and cast targets): domains over the real type whose CHECK logs.

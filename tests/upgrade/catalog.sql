@@ -56,9 +56,10 @@ SELECT line FROM (
                 c.castsource::regtype, c.casttarget::regtype, c.castmethod, c.castcontext, c.castfunc::regprocedure)
   FROM members m JOIN pg_cast c ON m.classid = 'pg_cast'::regclass AND c.oid = m.objid
   UNION ALL
-  SELECT format('relation %s: kind %s, privileges %s, dumped by pg_dump %s, view %s',
+  SELECT format('relation %s: kind %s, privileges %s, dumped by pg_dump %s %s, view %s',
                 c.relname, c.relkind, coalesce(c.relacl::text, 'default'),
-                c.oid = ANY (e.extconfig), coalesce(pg_get_viewdef(c.oid), ''))
+                c.oid = ANY (e.extconfig), e.extcondition[array_position(e.extconfig, c.oid)],
+                coalesce(pg_get_viewdef(c.oid), ''))
   FROM members m JOIN pg_class c ON m.classid = 'pg_class'::regclass AND c.oid = m.objid
   CROSS JOIN pg_extension e WHERE e.extname = 'uuid_ext'
   UNION ALL
@@ -75,7 +76,7 @@ SELECT line FROM (
   FROM members m JOIN pg_class c ON m.classid = 'pg_class'::regclass AND c.oid = m.objid
   JOIN pg_index i ON i.indrelid = c.oid
   UNION ALL
-  SELECT format('relation %s trigger: %s', c.relname, pg_get_triggerdef(g.oid))
+  SELECT format('relation %s trigger: %s, enabled %s', c.relname, pg_get_triggerdef(g.oid), g.tgenabled)
   FROM members m JOIN pg_class c ON m.classid = 'pg_class'::regclass AND c.oid = m.objid
   JOIN pg_trigger g ON g.tgrelid = c.oid AND NOT g.tgisinternal
   UNION ALL

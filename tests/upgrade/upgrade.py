@@ -1,6 +1,6 @@
 """ALTER EXTENSION uuid_ext UPDATE from each earlier release (CONTRIBUTING.md#cutting-a-release).
 
-For every earlier release, 0.1.0 to 0.6.0: installs the release from its script as released
+For every earlier release, 0.1.0 to 0.8.0: installs the release from its script as released
 (tests/upgrade/uuid_ext--VERSION.sql, put in the extension directory by
 the runner), makes data, a column default with uuid_generate_v7() and a
 view over its functions, updates, and checks that the catalog equals a fresh
@@ -8,7 +8,9 @@ install of the new version (functions with their labels, types, operators,
 operator classes and families, casts, aggregates, the façade's table and
 view: tests/upgrade/catalog.sql) and that the old data, default and view
 work as before; then that the uuid7 type takes the old column and the new
-version's functions answer (the façade maps every old key both ways).
+version's functions answer (the façade maps every old key both ways; from
+a release that had the façade, a key made before the update gives the same
+faces after it).
 
 Runs on the shared server; the releases are the install scripts in this
 directory, `uuid_ext--VERSION.sql`.
@@ -21,6 +23,9 @@ from pg import fail, ok
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CATALOG = open(os.path.join(HERE, "catalog.sql")).read()
+# Every key's face under the current key, and whether each decodes back.
+FACES = ("SELECT count(*) FILTER (WHERE uuid_facade_to_v7(uuid_v7_to_facade(id)) = id) || ' ' "
+         "|| md5(string_agg(uuid_v7_to_facade(id)::text, ',' ORDER BY id)) FROM kept")
 
 
 def main(t, releases):
@@ -47,6 +52,11 @@ def update_from(srv, old):
       db="upgrade_old")
     before = q("SELECT string_agg(n || ' ' || id || ' ' || uuid_v7_to_timestamptz(id), ',' ORDER BY id) FROM kept",
                db="upgrade_old")
+    # A release with the façade: a key made before the update, and its faces.
+    has_facade = q("SELECT count(*) FROM pg_proc WHERE proname = 'uuid_facade_key_create'", db="upgrade_old") != "0"
+    if has_facade:
+        q("SELECT uuid_facade_key_create()", db="upgrade_old")
+        old_faces = q(FACES, db="upgrade_old")
 
     q(f"ALTER EXTENSION uuid_ext UPDATE TO '{new}'", db="upgrade_old")
     if q("SELECT extversion FROM pg_extension WHERE extname = 'uuid_ext'", db="upgrade_old") != new:
@@ -59,6 +69,10 @@ def update_from(srv, old):
         diff = "\n".join(difflib.unified_diff(installed, updated, "fresh install", f"updated from {old}", lineterm=""))
         fail(f"the catalog after the update differs from a fresh {new} install:\n{diff}")
     ok(f"{old} updated to {new}: the catalog equals a fresh install ({len(installed)} objects and members)")
+    if has_facade:
+        if q(FACES, db="upgrade_old") != old_faces:
+            fail(f"the façade key made under {old} gives other faces after the update")
+        ok(f"the façade key made under {old} gives the same faces after the update")
 
     after = q("SELECT string_agg(n || ' ' || id || ' ' || uuid_v7_to_timestamptz(id), ',' ORDER BY id) FROM kept",
               db="upgrade_old")
@@ -79,12 +93,10 @@ def update_from(srv, old):
     # The façade (0.8.0's) on the keys made before the update: a key made
     # now gives every old key a face that decodes back, the same from
     # another session, and after a second update to the same version.
-    faces = ("SELECT count(*) FILTER (WHERE uuid_facade_to_v7(uuid_v7_to_facade(id)) = id) || ' ' "
-             "|| md5(string_agg(uuid_v7_to_facade(id)::text, ',' ORDER BY id)) FROM kept")
     q("SELECT uuid_facade_key_create()", db="upgrade_old")
-    first = q(faces, db="upgrade_old")
+    first = q(FACES, db="upgrade_old")
     q(f"ALTER EXTENSION uuid_ext UPDATE TO '{new}'", db="upgrade_old")
-    if not first.startswith("1002 ") or q(faces, db="upgrade_old") != first:
+    if not first.startswith("1002 ") or q(FACES, db="upgrade_old") != first:
         fail(f"the façade after the update from {old}: {first}")
     ok(f"the data, the column default and the view made under {old} work after the update, "
        "the old uuid column converts to uuid7, uuid_v7_watermark() answers, and a façade key made after "

@@ -23,8 +23,22 @@ SELECT pg_temp.fails($$SELECT uuid_facade_to_v7('adfa3dfb-2322-4c5e-b1b9-3bfb699
 SELECT uuid_facade_candidates('adfa3dfb-2322-4c5e-b1b9-3bfb6996e3d0') AS no_candidates;
 
 -- The published test key (bytes 0x00 to 0x1f) and its vectors
--- (docs/facade.md#test-vectors), through the SQL functions.
+-- (docs/facade.md#test-vectors), through the SQL functions. Its import
+-- warns: anyone can decode its faces.
 SELECT uuid_facade_key_import('\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f') AS key_id;
+-- The key's bytes, of type uuid_facade_secret, as a superuser sees them;
+-- its text and binary input take 32 bytes only.
+SELECT key_id, key, key::text = '\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f' AS same
+FROM uuid_facade_key;
+SELECT uuid_facade_secret_send(key) = '\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea AS sent
+FROM uuid_facade_key;
+SELECT '\x0A0B0C0D0E0F101112131415161718191A1B1C1D1E1F20212223242526272829'::uuid_facade_secret AS upper_hex_in;
+SELECT q, pg_temp.fails(q) FROM (VALUES
+  ($$SELECT '\x00'::uuid_facade_secret$$),
+  ($$SELECT '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::uuid_facade_secret$$),
+  ($$SELECT '\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1z'::uuid_facade_secret$$),
+  ($$SELECT '\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f00'::uuid_facade_secret$$)
+) AS t(q);
 SELECT key_id, state, fingerprint, retired IS NULL AS not_retired FROM uuid_facade_keys;
 SELECT id, context, uuid_v7_to_facade(id, context) AS face,
        uuid_facade_to_v7(uuid_v7_to_facade(id, context), context) = id AS back
@@ -148,6 +162,29 @@ SELECT q, pg_temp.fails(q) FROM (VALUES
   ($$SELECT uuid_facade_key_export(3)$$)
 ) AS t(q);
 RESET ROLE;
+-- A role that may read and write the table (as the extension's owner of a
+-- trusted install may read it, and pg_read_all_data and pg_write_all_data
+-- do) reads ids and states, never a key's bytes, and changes no key.
+GRANT SELECT, INSERT, UPDATE, DELETE ON uuid_facade_key TO facade_app;
+SET ROLE facade_app;
+SELECT key_id, state, key IS NULL AS no_key FROM uuid_facade_key ORDER BY key_id;
+-- (The output function raises only when a value is shown, as here: in
+-- pg_temp.fails() below a SELECT's rows are not shown.)
+SELECT key FROM uuid_facade_key;
+SELECT * FROM uuid_facade_key;
+SELECT q, pg_temp.fails(q) FROM (VALUES
+  ($$SELECT t::text FROM uuid_facade_key t$$),
+  ($$SELECT key::text FROM uuid_facade_key$$),
+  ($$SELECT uuid_facade_secret_out(key) FROM uuid_facade_key$$),
+  ($$SELECT uuid_facade_secret_send(key) FROM uuid_facade_key$$),
+  ($$SELECT row_to_json(t) FROM uuid_facade_key t$$),
+  ($$UPDATE uuid_facade_key SET key = '\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'$$),
+  ($$UPDATE uuid_facade_key SET state = 'retired' WHERE state = 'current'$$),
+  ($$DELETE FROM uuid_facade_key$$),
+  ($$INSERT INTO uuid_facade_key VALUES (9, 'retired', '\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', 'x', now())$$)
+) AS t(q);
+RESET ROLE;
+SELECT key_id, state FROM uuid_facade_keys ORDER BY key_id;
 SELECT attname FROM pg_attribute WHERE attrelid = 'uuid_facade_keys'::regclass AND attnum > 0 ORDER BY attnum;
 
 DROP TABLE facade_orders, facade_orders7, shown;
