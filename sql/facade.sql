@@ -4,8 +4,9 @@
 -- (docs/facade.md#who-may-call-what).
 
 -- A key's 32 bytes: a type whose text and binary forms show them to
--- superusers only (42501 for anyone else), with no operator, cast or other
--- function, so a role that may read the table reads ids, states and dates
+-- superusers only (42501 for anyone else), and that only superusers make
+-- from text or binary, with no operator, cast or other function, so a role
+-- that may read the table reads ids, states and dates
 -- (src/facade/secret.rs). Output and send depend on the role: STABLE.
 CREATE TYPE uuid_facade_secret;
 CREATE FUNCTION uuid_facade_secret_in(cstring) RETURNS uuid_facade_secret
@@ -22,6 +23,11 @@ CREATE TYPE uuid_facade_secret (
   INTERNALLENGTH = 32, ALIGNMENT = char, STORAGE = plain
 );
 COMMENT ON TYPE uuid_facade_secret IS 'A facade key''s 32 bytes, shown to superusers only';
+-- No other role keeps a value of it (a table, a view, a default of its own);
+-- its functions are the type's, not for calling.
+REVOKE USAGE ON TYPE uuid_facade_secret FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION uuid_facade_secret_in(cstring), uuid_facade_secret_out(uuid_facade_secret),
+  uuid_facade_secret_recv(internal), uuid_facade_secret_send(uuid_facade_secret) FROM PUBLIC;
 
 CREATE TABLE uuid_facade_key (
   key_id integer PRIMARY KEY CHECK (key_id OPERATOR(pg_catalog.>) 0),
@@ -37,11 +43,13 @@ CREATE TABLE uuid_facade_key (
 CREATE UNIQUE INDEX uuid_facade_key_one_current ON uuid_facade_key (state)
   WHERE state OPERATOR(pg_catalog.=) 'current';
 REVOKE ALL ON uuid_facade_key FROM PUBLIC;
--- pg_dump dumps the rows for a superuser only: another role that may read
--- the table (the extension's owner, pg_read_all_data) dumps none, and its
--- dump succeeds.
+-- pg_dump dumps the rows when its session's user is a superuser: another
+-- role that may read the table (the extension's owner, pg_read_all_data)
+-- dumps none, and its dump succeeds; a superuser's session that has become
+-- another role (SET ROLE, ALTER DATABASE ... SET role) fails on the key's
+-- bytes rather than dump no key.
 SELECT pg_catalog.pg_extension_config_dump('uuid_facade_key',
-  'WHERE pg_catalog.current_setting(''is_superuser'') OPERATOR(pg_catalog.=) ''on''');
+  'WHERE (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) SESSION_USER)');
 
 -- Every statement that changes the table drops each backend's cached key
 -- schedules (a relcache invalidation, carried to standbys by the WAL);

@@ -29,6 +29,11 @@ CREATE TYPE uuid_facade_secret (
   INTERNALLENGTH = 32, ALIGNMENT = char, STORAGE = plain
 );
 COMMENT ON TYPE uuid_facade_secret IS 'A facade key''s 32 bytes, shown to superusers only';
+-- No other role keeps a value of it (a table, a view, a default of its own);
+-- its functions are the type's, not for calling.
+REVOKE USAGE ON TYPE uuid_facade_secret FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION uuid_facade_secret_in(cstring), uuid_facade_secret_out(uuid_facade_secret),
+  uuid_facade_secret_recv(internal), uuid_facade_secret_send(uuid_facade_secret) FROM PUBLIC;
 
 -- The keys keep their bytes: bytea's hex text is the new type's text form.
 ALTER TABLE uuid_facade_key DROP CONSTRAINT uuid_facade_key_check;
@@ -37,7 +42,7 @@ ALTER TABLE uuid_facade_key ALTER COLUMN key TYPE uuid_facade_secret
 ALTER TABLE uuid_facade_key ADD CONSTRAINT uuid_facade_key_bytes
   CHECK ((state OPERATOR(pg_catalog.=) 'dropped') OPERATOR(pg_catalog.=) (key IS NULL));
 SELECT pg_catalog.pg_extension_config_dump('uuid_facade_key',
-  'WHERE pg_catalog.current_setting(''is_superuser'') OPERATOR(pg_catalog.=) ''on''');
+  'WHERE (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) SESSION_USER)');
 
 ALTER TABLE uuid_facade_key ENABLE ALWAYS TRIGGER uuid_facade_key_changed;
 CREATE FUNCTION "uuid_facade_key_guard"()

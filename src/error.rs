@@ -470,6 +470,17 @@ pub fn facade_secret_hidden() -> ! {
     )
 }
 
+/// 42501: a role other than a superuser made a `uuid_facade_secret`.
+#[track_caller]
+pub fn facade_secret_input() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
+        "only a superuser may make a value of type uuid_facade_secret".into(),
+        Some("Keys are made with uuid_facade_key_create() and moved with uuid_facade_key_export() and uuid_facade_key_import()."),
+        None,
+    )
+}
+
 /// 22P02: text for a `uuid_facade_secret` that is not 32 bytes in hex.
 #[track_caller]
 pub fn facade_secret_text() -> ! {

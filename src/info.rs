@@ -97,8 +97,8 @@ fn horizon_file_shown() -> String {
 // One NOTICE, at CREATE EXTENSION only (never per connection), when the
 // library is not preloaded. PostgreSQL runs extension scripts with
 // client_min_messages raised to WARNING, which would swallow a NOTICE; the
-// script lowers it for this one message (the setting is restored when the
-// script ends). Hardened as sql/opclasses.sql's block is: search_path
+// script lowers it for this one message and raises it again (the rest of
+// the script stays quiet). Hardened as sql/opclasses.sql's block is: search_path
 // pinned and restored, every name schema-qualified, ours through the
 // schema pg_extension records.
 extension_sql!(
@@ -109,6 +109,7 @@ DECLARE
   ext pg_catalog.text := (SELECT e.extnamespace::pg_catalog.regnamespace::pg_catalog.text
                           FROM pg_catalog.pg_extension e WHERE e.extname OPERATOR(pg_catalog.=) 'uuid_ext');
   preloaded pg_catalog.bool;
+  quiet pg_catalog.text := pg_catalog.current_setting('client_min_messages');
 BEGIN
   PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
   EXECUTE pg_catalog.format('SELECT (%s.uuid_ext_info() OPERATOR(pg_catalog.->>) %L::pg_catalog.text)::pg_catalog.bool', ext, 'preloaded')
@@ -117,6 +118,7 @@ BEGIN
     PERFORM pg_catalog.set_config('client_min_messages', 'notice', true);
     RAISE NOTICE 'uuid_ext is not in shared_preload_libraries: UUIDs are ordered within each session, not across the server'
       USING HINT = 'Add uuid_ext to shared_preload_libraries in postgresql.conf and restart PostgreSQL to order them across every session.';
+    PERFORM pg_catalog.set_config('client_min_messages', quiet, true);
   END IF;
   PERFORM pg_catalog.set_config('search_path', saved, true);
 END

@@ -179,9 +179,33 @@ fn uuid_facade_key_changed<'a>(
 fn uuid_facade_key_guard<'a>(
     trigger: &'a pgrx::PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByPostgres>>, pgrx::PgTriggerError> {
-    // SAFETY: reads the current role's superuser flag.
-    if !table::writing() && !unsafe { pg_sys::superuser() } {
-        error::facade_key_table_guarded();
+    if !table::writing() {
+        // SAFETY: reads the current role's superuser flag.
+        if !unsafe { pg_sys::superuser() } {
+            error::facade_key_table_guarded();
+        }
+        // A superuser's own write, a restore: an error later in this
+        // transaction (a key id the table has, say) would log the COPY line
+        // or the INSERT it fails on, a key in it. Its errors are logged
+        // without CONTEXT and STATEMENT until the transaction ends.
+        for (name, value) in [
+            (c"log_error_verbosity", c"terse"),
+            (c"log_min_error_statement", c"panic"),
+        ] {
+            // SAFETY: a transaction-local setting a superuser may set.
+            unsafe {
+                pg_sys::set_config_option(
+                    name.as_ptr(),
+                    value.as_ptr(),
+                    pg_sys::GucContext::PGC_SUSET,
+                    pg_sys::GucSource::PGC_S_SESSION,
+                    pg_sys::GucAction::GUC_ACTION_LOCAL,
+                    true,
+                    pgrx::PgLogLevel::ERROR as _,
+                    false,
+                );
+            }
+        }
     }
     Ok(trigger.new().or(trigger.old()))
 }

@@ -11,8 +11,11 @@ use super::table::{self, NewRow, Row, State, Table};
 use crate::error;
 
 /// Takes the table's lock against concurrent key changes and returns it
-/// with its rows.
-fn locked() -> (Table, Vec<Row>) {
+/// with its rows; in a read-only transaction (a standby's too), 25006 as
+/// for any write.
+fn locked(function: &std::ffi::CStr) -> (Table, Vec<Row>) {
+    // SAFETY: raises 25006 when the transaction is read-only.
+    unsafe { pg_sys::PreventCommandIfReadOnly(function.as_ptr()) };
     let table = table::table();
     table::lock(&table);
     let (rows, _) = table.rows();
@@ -21,8 +24,8 @@ fn locked() -> (Table, Vec<Row>) {
 
 /// Adds `key` as the current key, the current one (if any) becoming
 /// retired; its id is one more than the largest before.
-fn add_current(key: &[u8; KEY_LEN]) -> i32 {
-    let (table, rows) = locked();
+fn add_current(function: &std::ffi::CStr, key: &[u8; KEY_LEN]) -> i32 {
+    let (table, rows) = locked(function);
     if let Some(same) = rows.iter().find(|r| r.key.as_deref() == Some(key)) {
         error::facade_key_duplicate(same.id);
     }
@@ -52,7 +55,7 @@ fn uuid_facade_key_create() -> i32 {
     let mut key = Zeroizing::new([0u8; KEY_LEN]);
     getrandom::fill(&mut key[..])
         .unwrap_or_else(|e| error::facade_key_random_unavailable(&e.to_string()));
-    add_current(&key)
+    add_current(c"uuid_facade_key_create()", &key)
 }
 
 /// The state of key `key_id`, after checking it exists.
@@ -69,7 +72,7 @@ fn existing(rows: &[Row], key_id: i32) -> State {
 /// A retired key stays retired; a dropped one is 22023.
 #[pg_extern(volatile, strict, parallel_unsafe)]
 fn uuid_facade_key_retire(key_id: i32) {
-    let (table, rows) = locked();
+    let (table, rows) = locked(c"uuid_facade_key_retire()");
     match existing(&rows, key_id) {
         State::Retired => {}
         State::Dropped => error::facade_key_not_live(key_id, true),
@@ -84,7 +87,7 @@ fn uuid_facade_key_retire(key_id: i32) {
 /// (docs/facade.md#keys). Dropping a dropped key does nothing.
 #[pg_extern(volatile, strict, parallel_unsafe)]
 fn uuid_facade_key_drop(key_id: i32) {
-    let (table, rows) = locked();
+    let (table, rows) = locked(c"uuid_facade_key_drop()");
     if existing(&rows, key_id) != State::Dropped {
         table.update(|id, _| id == key_id, State::Dropped);
     }
@@ -126,5 +129,5 @@ fn uuid_facade_key_import(key: &[u8]) -> i32 {
     if *key == TEST_KEY {
         error::facade_test_key_warning();
     }
-    add_current(&key)
+    add_current(c"uuid_facade_key_import()", &key)
 }

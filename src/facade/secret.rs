@@ -8,10 +8,17 @@
 //! a value's bytes goes through the type's output or send function (a
 //! select, a cast to text, a row's text, COPY, an error's row), and the
 //! type has no operator, cast or other function: so a role that may select
-//! the table sees the ids, states and dates, and a 42501 for the key. A
-//! walsender (logical decoding, whose role has REPLICATION and could read
-//! the WAL anyway) sees them too, so a publication of the table replicates.
-//! Input is anyone's: making a value of bytes one knows reveals nothing.
+//! the table sees the ids, states and dates, and a 42501 for the key.
+//! Logical decoding (a walsender or a decoding function, whose role has
+//! REPLICATION and could read the WAL anyway) sees them too, so a
+//! publication of the table replicates.
+//!
+//! Input is a superuser's too: PostgreSQL compares two rows byte by byte
+//! (`*<`, `record_image_lt`) without the type's functions, so a role that
+//! could make a value of bytes it chose could compare it with a stored key
+//! and find the key bit by bit. PUBLIC has no USAGE on the type either
+//! (sql/facade.sql): no other role keeps a copy of a key in a table, a view
+//! or a default of its own.
 
 use std::ffi::CStr;
 
@@ -21,10 +28,18 @@ use uuid_ext_core::facade::KEY_LEN;
 
 use crate::error;
 
-/// Whether this role may see a key's bytes.
+/// Whether this role may see a key's bytes: a superuser, or logical
+/// decoding (a historic snapshot is active only there).
 fn may_see() -> bool {
-    // SAFETY: reads the current role's superuser flag and a process flag.
-    unsafe { pg_sys::superuser() || pg_sys::am_walsender }
+    // SAFETY: reads the current role's superuser flag and the snapshot
+    // manager's state.
+    unsafe { pg_sys::superuser() || pg_sys::HistoricSnapshotActive() }
+}
+
+/// Whether this role may make a value of the type: a superuser.
+fn may_make() -> bool {
+    // SAFETY: reads the current role's superuser flag.
+    unsafe { pg_sys::superuser() }
 }
 
 /// A new by-reference datum holding `key`.
@@ -76,12 +91,16 @@ v1!(
     pg_finfo_uuid_facade_secret_send
 );
 
-/// Text input: `\x` followed by 64 hexadecimal digits; else 22P02.
+/// Text input, for superusers only (42501): `\x` followed by 64
+/// hexadecimal digits; else 22P02.
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn uuid_facade_secret_in(
     fcinfo: pg_sys::FunctionCallInfo,
 ) -> pg_sys::Datum {
+    if !may_make() {
+        error::facade_secret_input();
+    }
     // SAFETY: called by PostgreSQL as the type's input function, with a
     // non-null C string (sql/facade.sql).
     unsafe {
@@ -95,7 +114,7 @@ pub unsafe extern "C-unwind" fn uuid_facade_secret_in(
     }
 }
 
-/// Text output, for superusers (and a walsender) only; else 42501.
+/// Text output, for superusers (and logical decoding) only; else 42501.
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn uuid_facade_secret_out(
@@ -117,12 +136,15 @@ pub unsafe extern "C-unwind" fn uuid_facade_secret_out(
     }
 }
 
-/// Binary input: exactly 32 bytes; else 22P03.
+/// Binary input, for superusers only (42501): exactly 32 bytes; else 22P03.
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn uuid_facade_secret_recv(
     fcinfo: pg_sys::FunctionCallInfo,
 ) -> pg_sys::Datum {
+    if !may_make() {
+        error::facade_secret_input();
+    }
     // SAFETY: called by PostgreSQL as the type's receive function, with a
     // StringInfo whose data holds `len` bytes, `cursor` of them read.
     unsafe {
@@ -139,7 +161,7 @@ pub unsafe extern "C-unwind" fn uuid_facade_secret_recv(
     }
 }
 
-/// Binary output, for superusers (and a walsender) only; else 42501.
+/// Binary output, for superusers (and logical decoding) only; else 42501.
 #[unsafe(no_mangle)]
 #[pg_guard]
 pub unsafe extern "C-unwind" fn uuid_facade_secret_send(

@@ -360,9 +360,29 @@ unsafe fn write<R>(
         (*estate).es_output_cid = pg_sys::GetCurrentCommandId(true);
         let snap = Snap::take();
         (*estate).es_snapshot = snap.snapshot;
+        // A range table of this one relation, as logical replication's apply
+        // builds it: what the executor's row path may look up (the updated
+        // columns, a recheck) is there.
+        let rte =
+            PgBox::<pg_sys::RangeTblEntry>::alloc_node(pg_sys::NodeTag::T_RangeTblEntry).into_pg();
+        (*rte).rtekind = pg_sys::RTEKind::RTE_RELATION;
+        (*rte).relid = table.oid;
+        (*rte).relkind = pg_sys::RELKIND_RELATION as std::ffi::c_char;
+        (*rte).rellockmode = pg_sys::RowExclusiveLock as _;
+        let range = pg_sys::lappend(ptr::null_mut(), rte.cast());
+        #[cfg(feature = "pg15")]
+        pg_sys::ExecInitRangeTable(estate, range);
+        #[cfg(not(feature = "pg15"))]
+        let mut permissions = ptr::null_mut();
+        #[cfg(not(feature = "pg15"))]
+        pg_sys::addRTEPermissionInfo(&mut permissions, rte);
+        #[cfg(any(feature = "pg16", feature = "pg17"))]
+        pg_sys::ExecInitRangeTable(estate, range, permissions);
+        #[cfg(any(feature = "pg18", feature = "pg19"))]
+        pg_sys::ExecInitRangeTable(estate, range, permissions, pg_sys::bms_make_singleton(1));
         let info =
             PgBox::<pg_sys::ResultRelInfo>::alloc_node(pg_sys::NodeTag::T_ResultRelInfo).into_pg();
-        pg_sys::InitResultRelInfo(info, rel, 0, ptr::null_mut(), 0);
+        pg_sys::InitResultRelInfo(info, rel, 1, ptr::null_mut(), 0);
         pg_sys::ExecOpenIndices(info, false);
         pg_sys::AfterTriggerBeginQuery();
         WRITING.set(true);
@@ -371,6 +391,7 @@ unsafe fn write<R>(
         drop(flag);
         pg_sys::AfterTriggerEndQuery(estate);
         pg_sys::ExecCloseIndices(info);
+        pg_sys::ExecCloseRangeTableRelations(estate);
         pg_sys::ExecResetTupleTable((*estate).es_tupleTable, false);
         pg_sys::FreeExecutorState(estate);
         drop(snap);

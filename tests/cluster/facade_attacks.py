@@ -22,14 +22,23 @@ roles would:
  roles     a member of pg_read_all_data reads the key table's ids and states
            but not a key's bytes; a member of pg_write_all_data can neither
            replace, add nor delete a key; the application role reads
-           neither.
+           neither. Nor can the owner or pg_read_all_data find a key bit by
+           bit by comparing rows byte for byte (`*<`) with values of the
+           key's type they make; no role but a superuser makes such a value
+           or keeps one in an object of its own (which would break others'
+           dumps); a replication connection's SQL reads no key either.
  dump      the database owner's pg_dump of its database succeeds and holds
            no key; restored by that owner into a new database it works and
-           says it has no key (55000); a superuser's dump holds the keys.
+           says it has no key (55000); a superuser's session made another
+           role (ALTER DATABASE ... SET role) fails rather than dump no key;
+           a superuser's restore that fails on a key already there does not
+           put the key in the server log.
+ read-only the key functions write nothing in a read-only transaction (25006).
 
 Starts its own server (uuid_ext preloaded); needs psycopg 3.
 """
 import re
+import subprocess
 
 import psycopg
 
@@ -253,6 +262,57 @@ def test_roles(srv):
        "role read no key and add none")
 
 
+def bit_by_bit(kid):
+    """A key found bit by bit: each step compares the stored key's row with
+    a row of a value made from chosen bytes, byte for byte (record_image_lt)."""
+    return f"""WITH RECURSIVE bits(i, lo) AS (SELECT 0, decode(repeat('00', 32), 'hex') UNION ALL
+      SELECT i + 1, CASE WHEN (SELECT x.a *< y.b
+                               FROM (SELECT ROW(key) AS a FROM ext.uuid_facade_key WHERE key_id = {kid}) x,
+                                    (SELECT ROW(('\\x' || encode(set_bit(lo, (i/8)*8 + 7 - i%8, 1), 'hex'))
+                                                ::ext.uuid_facade_secret) AS b) y)
+                         THEN lo ELSE set_bit(lo, (i/8)*8 + 7 - i%8, 1) END
+      FROM bits WHERE i < 256)
+      SELECT encode(lo, 'hex') FROM bits WHERE i = 256"""
+
+
+def test_values(t, srv):
+    with connect(srv) as su:
+        kid = one(su, "SELECT key_id FROM ext.uuid_facade_key WHERE state = 'current'")
+        real = bytes(one(su, f"SELECT ext.uuid_facade_key_export({kid})")).hex()
+        su.execute("CREATE ROLE reader2 LOGIN IN ROLE pg_read_all_data")
+        su.execute("CREATE ROLE repl LOGIN REPLICATION IN ROLE pg_read_all_data")
+        # The oracle works for a superuser, who may read the key anyway: the
+        # query is right, so its failure for the others is the fix's.
+        if one(su, bit_by_bit(kid)) != real:
+            fail("the bit-by-bit query does not find the key even for a superuser")
+    for role in ("dbo", "reader2"):
+        with connect(srv, user=role) as c:
+            must_fail(c, bit_by_bit(kid), "42501", f"{role} finding a key bit by bit with *<")
+    with connect(srv, user="app") as app:
+        app.execute("CREATE SCHEMA appx")
+        for sql in ("CREATE VIEW appx.v AS SELECT NULL::ext.uuid_facade_secret IS NULL AS harmless",
+                    "CREATE TABLE appx.t (k ext.uuid_facade_secret)",
+                    f"SELECT '\\x{TEST_KEY}'::ext.uuid_facade_secret IS NULL",
+                    f"SELECT ext.uuid_facade_secret_in('\\x{TEST_KEY}')"):
+            must_fail(app, sql, "42501", "a role that is not a superuser making a value of the key's type")
+        app.execute("DROP SCHEMA appx")
+    # A replication connection (its role has REPLICATION and pg_read_all_data).
+    r = subprocess.run([srv.pg.tool("psql"), "-X", "-At", "-d",
+                        f"host={srv.dir} port={srv.port} user=repl dbname=shop replication=database",
+                        "-c", "SELECT key FROM ext.uuid_facade_key"], capture_output=True, text=True)
+    if r.returncode == 0 or "only a superuser may see" not in r.stderr or real in r.stdout:
+        fail(f"a replication connection's SQL read the key table: {r.stdout}{r.stderr}")
+    # Read-only transactions write no key.
+    with connect(srv, user="dbo", autocommit=False) as dbo:
+        dbo.execute("SET TRANSACTION READ ONLY")
+        must_fail(dbo, "SELECT ext.uuid_facade_key_create()", "25006", "making a key in a read-only transaction")
+    with connect(srv) as su:
+        su.execute("DROP ROLE reader2; DROP ROLE repl")
+    ok("neither the database owner nor pg_read_all_data finds a key bit by bit by comparing rows byte for byte "
+       "(*<: no role but a superuser makes a value of the key's type, 42501), nor keeps one in a view or table of "
+       "its own; a replication connection's SQL reads no key; no key is made in a read-only transaction (25006)")
+
+
 def test_dump(t, srv):
     dump = t.path("dbo.dump")
     r = t.host.run([srv.pg.tool("pg_dump"), "-Fc", "-d", srv.conninfo("shop", "dbo"), "-f", dump], check=False)
@@ -282,6 +342,43 @@ def test_dump(t, srv):
     ok("the database owner's pg_dump succeeds and holds no key (nor any row of the key table); restored by the "
        f"owner into a new database it works and has no key: \"{message.splitlines()[0]}\"")
 
+    # The owner makes every session in its database another role: a
+    # superuser's dump then fails rather than silently hold no key.
+    with connect(srv, user="dbo") as dbo:
+        dbo.execute("ALTER DATABASE shop SET role = 'dbo'")
+    r = t.host.run([srv.pg.tool("pg_dump"), "-Fc", "-d", srv.conninfo("shop"), "-f", t.path("su.dump")],
+                   check=False)
+    with connect(srv, user="dbo") as dbo:
+        dbo.execute("ALTER DATABASE shop RESET role")
+    if r.returncode == 0:
+        text = t.host.run([srv.pg.tool("pg_restore"), "-f", "-", "--data-only", "-t", "uuid_facade_key",
+                           t.path("su.dump")]).stdout
+        if not re.search(r"^\d+\tcurrent\t", text, re.M):
+            fail("a superuser's dump of a database whose owner set its sessions' role holds no key, silently")
+    # A superuser's dump restored by a superuser into a database that has
+    # a key of the same id: the restore fails, and the log holds no key.
+    r = t.host.run([srv.pg.tool("pg_dump"), "-Fc", "-d", srv.conninfo("shop"), "-f", t.path("su.dump")])
+    with connect(srv) as su:
+        hexes = [bytes(k).hex() for (k,) in su.execute(
+            "SELECT ext.uuid_facade_key_export(key_id) FROM ext.uuid_facade_key WHERE state <> 'dropped'").fetchall()]
+        su.execute("CREATE DATABASE shop_clash")
+    with connect(srv, "shop_clash") as su:
+        su.execute("CREATE SCHEMA ext; CREATE EXTENSION uuid_ext SCHEMA ext")
+        for _ in range(3):
+            su.execute("SELECT ext.uuid_facade_key_create()")
+    log_from = srv.log_size()
+    t.host.run([srv.pg.tool("pg_restore"), "--data-only", "-t", "uuid_facade_key", "-d",
+                srv.conninfo("shop_clash"), t.path("su.dump")], check=False)
+    logged = srv.log_text()[log_from:]
+    if "uuid_facade_key" not in logged and "duplicate key" not in logged:
+        fail(f"the clashing restore did not fail as it should:\n{logged}")
+    if any(h in logged for h in hexes):
+        fail(f"a superuser's restore that failed put a key in the server log:\n{logged}")
+    with connect(srv) as su:
+        su.execute("DROP DATABASE shop_clash")
+    ok("a superuser's dump of a database whose owner set its sessions' role to itself fails rather than hold no "
+       "key; a superuser's restore that fails on a key id the database has puts no key in the server log")
+
 
 def main(t):
     srv = t.server("attacks")
@@ -299,5 +396,6 @@ def main(t):
         dbo.execute("GRANT CREATE ON DATABASE shop TO app; GRANT USAGE ON SCHEMA ext TO app")
     test_decoys(srv)
     test_roles(srv)
+    test_values(t, srv)
     test_dump(t, srv)
     srv.stop()

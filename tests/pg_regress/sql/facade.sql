@@ -181,6 +181,7 @@ SELECT q, pg_temp.fails(q) FROM (VALUES
   ($$UPDATE uuid_facade_key SET key = '\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'$$),
   ($$UPDATE uuid_facade_key SET state = 'retired' WHERE state = 'current'$$),
   ($$DELETE FROM uuid_facade_key$$),
+  ($$INSERT INTO uuid_facade_key VALUES (9, 'dropped', NULL, 'x', now())$$),
   ($$INSERT INTO uuid_facade_key VALUES (9, 'retired', '\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', 'x', now())$$)
 ) AS t(q);
 RESET ROLE;
