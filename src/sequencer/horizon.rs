@@ -75,7 +75,7 @@ pub fn write(limits: &Limits) -> Result<(), WriteError> {
         .write(true)
         .create(true)
         .truncate(true)
-        .mode(0o600)
+        .mode(crate::datadir::file_create_mode())
         .open(&temp)
         .map_err(at(&temp))?;
     f.write_all(horizon::encode(limits).as_bytes())

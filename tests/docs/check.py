@@ -21,6 +21,9 @@
    exists, in the extension or in PostgreSQL.
 6. README.md stays short (at most 250 lines), and relative links between
    the documents point to files and headings that exist.
+7. README.md's first screen (its first 40 lines) names the two commands a
+   newcomer runs on a new machine, `./scripts/demo` and `./scripts/test`,
+   each on a line that says how long it takes (`N minutes`).
 
 Runs on the shared server (which preloads the library); `main(t, names)`
 checks the documents named (README, CONTRIBUTING, reference, ...): the
@@ -130,6 +133,18 @@ def path_of(name):
     return f"{name}.md" if name in ("README", "CONTRIBUTING") else os.path.join("docs", f"{name}.md")
 
 README_MAX_LINES = 250
+# What a reader sees of README.md without scrolling, and what it must name
+# there, each with how long it takes.
+README_FIRST_SCREEN = 40
+README_COMMANDS = ("./scripts/demo", "./scripts/test")
+DURATION = re.compile(r"\b\d+(?:\.\d+)? minutes?\b")
+
+
+def first_screen_misses(text):
+    """The commands README.md's first screen does not name on a line with a duration."""
+    lines = text.splitlines()[:README_FIRST_SCREEN]
+    return [c for c in README_COMMANDS
+            if not any(f"`{c}`" in line and DURATION.search(line) for line in lines)]
 
 
 def documented_functions(text):
@@ -288,6 +303,14 @@ def main(t, names):
         if lines > README_MAX_LINES:
             print(f"FAIL README.md has {lines} lines; it is for a user to read in minutes: at most {README_MAX_LINES}")
             failures += 1
+        missing = first_screen_misses(texts["README.md"])
+        if missing:
+            print(f"FAIL README.md's first {README_FIRST_SCREEN} lines do not name {' and '.join(missing)} on a line "
+                  "that says how long it takes (`./scripts/demo` (6.0 minutes): ...): a newcomer looks there first")
+            failures += 1
+        else:
+            print(f"ok   README.md's first {README_FIRST_SCREEN} lines name {' and '.join(README_COMMANDS)}, each "
+                  "with how long it takes")
     for doc, text in texts.items():
         for bad in check_links(doc, text):
             print(f"FAIL {doc}: a link to {bad}")

@@ -10,10 +10,16 @@ with `scripts/package --pg-config`.
   generator writes the same install script on five runs and the release
   build's is the debug build's byte for byte; given, every major's package
   has the same install script; install.sh refuses a server older than the
-  minor it was built against and one of another major, leaving no file; it
-  installs into the PostgreSQL under test, whose uuid_ext files were removed
-  first, and a new server preloading it makes keys of both types on the
-  shared sequencer.
+  minor it was built against and one of another major, leaving no file; run
+  as root, it refuses a pg_config, a library or an extension directory that
+  another user may change (the file or a directory above it), saying to run
+  it as the installation's owner, and installs into a fake installation
+  that only root may change; it installs into the PostgreSQL under test,
+  whose uuid_ext files were removed first, removing an earlier release's
+  install script and control file left there (pg_available_extension_versions
+  then lists only this release's version, and CREATE EXTENSION ... VERSION
+  '0.4.0' fails), and a new server preloading it makes keys of both types on
+  the shared sequencer. Not as root, the root part is skipped.
 - golden: the golden tests with the packaged library, preloaded.
 - floor: in a server of an older minor than the package declares, install.sh
   refuses; the library put there by hand either loads, or the server refuses
@@ -21,15 +27,19 @@ with `scripts/package --pg-config`.
   library.
 - deb: the .deb with apt into Debian's own postgresql-NN (root, on a Debian
   system that has that package at the minor it needs or later), a cluster
-  made by Debian's pg_createcluster preloading it, a uuid7 table; then
-  apt-get remove leaves none of its files.
+  made by Debian's pg_createcluster preloading it, a uuid7 table; installed
+  over an earlier .deb of the package that shipped uuid_ext--0.4.0.sql, it
+  leaves no such file (dpkg removes what the new version does not ship);
+  then apt-get remove leaves none of its files.
 """
+import contextlib
 import glob
 import os
 import re
 import shutil
 import subprocess
 import tarfile
+import tempfile
 
 import extension
 import regress
@@ -107,6 +117,84 @@ def remove_installed(t):
             os.unlink(f)
 
 
+# An earlier release's files an install of the tarball or from source could
+# leave in the extension directory: 0.4.0's install script (a version a
+# database owner could then install; its DO blocks predate the trusted
+# install) and a secondary control file.
+EARLIER = "0.4.0"
+
+
+@contextlib.contextmanager
+def standins_kept(t):
+    """What an install.sh run inside removes of the uuid_ext files of the
+    extension directory comes back after it: the earlier releases' install
+    scripts the runner puts there for the update and golden tests."""
+    saved = tempfile.mkdtemp(prefix="standins-", dir=t.dir)
+    there = glob.glob(os.path.join(t.pg.extension_dir, "uuid_ext--*"))
+    for f in there:
+        shutil.copy2(f, saved)
+    try:
+        yield
+    finally:
+        for f in there:
+            if not os.path.exists(f):
+                extension.place(os.path.join(saved, os.path.basename(f)), f, 0o644)
+        shutil.rmtree(saved, ignore_errors=True)
+
+
+def run_install_sh(install_sh, pg_config, cwd=None):
+    return subprocess.run([install_sh, pg_config], capture_output=True, text=True, cwd=cwd)
+
+
+def root_refusals(t, install_sh):
+    """Run as root, install.sh refuses a pg_config, library directory or
+    extension directory that another user may change, installing nothing;
+    into a fake installation only root may change, it installs."""
+    base = tempfile.mkdtemp(prefix="uuid_ext-install-sh-")  # in /tmp: root's, 0700
+    try:
+        bindir, lib, ext = (os.path.join(base, d) for d in ("bin", "lib", os.path.join("share", "extension")))
+        for d in (bindir, lib, ext):
+            os.makedirs(d)
+        for d in (bindir, lib, ext, os.path.dirname(ext)):
+            os.chmod(d, 0o755)
+        fake = os.path.join(bindir, "pg_config")
+        with open(fake, "w") as f:
+            f.write(f'#!/bin/sh\ncase $1 in\n  --version) echo "PostgreSQL {t.pg.release}" ;;\n'
+                    f'  --pkglibdir) echo {lib} ;;\n  --sharedir) echo {os.path.dirname(ext)} ;;\nesac\n')
+        os.chmod(fake, 0o755)
+        other = t.host.user or "nobody"
+        cases = [("pg_config belongs to another user", fake, "owner"),
+                 ("pg_config is group-writable", fake, 0o775),
+                 ("the directory of pg_config belongs to another user", bindir, "owner"),
+                 ("the library directory belongs to another user", lib, "owner"),
+                 ("the library directory is world-writable", lib, 0o757),
+                 ("the extension directory is group-writable", ext, 0o775)]
+        said = []
+        for what, path, change in cases:
+            if change == "owner":
+                shutil.chown(path, other)
+            else:
+                os.chmod(path, change)
+            r = run_install_sh(install_sh, fake)
+            if change == "owner":
+                shutil.chown(path, "root")
+            else:
+                os.chmod(path, 0o755)
+            if r.returncode == 0 or os.listdir(lib) or os.listdir(ext):
+                fail(f"run as root, install.sh installed where {what}: {r.returncode}\n{r.stdout}{r.stderr}")
+            if "Run install.sh as the user who owns this PostgreSQL installation" not in r.stderr:
+                fail(f"install.sh refused where {what} otherwise than expected: {r.stderr}")
+            said.append(r.stderr.splitlines()[0].split("will not trust ", 1)[-1].rstrip(".").replace(base, "…"))
+        r = run_install_sh(install_sh, fake)
+        if r.returncode != 0 or not os.listdir(lib) or not os.listdir(ext):
+            fail(f"run as root, install.sh did not install into a fake installation only root may change:\n"
+                 f"{r.stdout}{r.stderr}")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    ok("run as root, install.sh refuses, installing nothing, and says to run it as the installation's owner: "
+       + "; ".join(said) + "; where only root may change them, it installs")
+
+
 def at_or_above_floor(t):
     floor, _ = floor_of(t)
     if version_key(t.pg.release) < version_key(floor):
@@ -163,7 +251,8 @@ def archive(t):
     install_sh = os.path.join(pkg, "install.sh")
     # install.sh refuses a server older than the minor it was built against,
     # and one of another major (a pg_config that says so), installing nothing.
-    fake = t.path("fake-pg_config")
+    # Run as root, install.sh trusts only a pg_config only root may change.
+    fake = os.path.join(tempfile.mkdtemp(prefix="uuid_ext-fake-") if t.host.root else t.dir, "fake-pg_config")
     refusals = []
     # Run where a wrong install would leave files: a fake pg_config answers
     # every question with its version, a relative path.
@@ -181,20 +270,57 @@ def archive(t):
         refusals.append(r.stderr.strip().splitlines()[0].replace(fake, "its pg_config"))
         if os.listdir(cwd) or os.path.exists(os.path.join(t.pg.pkglibdir, "uuid_ext.so")):
             fail(f"install.sh wrote files before it refused PostgreSQL {said}")
+    if t.host.root:
+        shutil.rmtree(os.path.dirname(fake))
     ok(f"the archive's install.sh refuses, installing nothing: {'; '.join(refusals)}")
-    r = subprocess.run([install_sh, t.pg.pg_config], capture_output=True, text=True)
-    if r.returncode != 0:
-        fail(f"install.sh {t.pg.pg_config} failed: {r.stderr}")
-    srv = t.server("package").create("shared_preload_libraries = 'uuid_ext'")
-    got = run_sql(srv.psql(), "CREATE EXTENSION uuid_ext",
-                  "CREATE TABLE t (id uuid7 PRIMARY KEY DEFAULT uuid_generate_v7(), v6 uuid6 DEFAULT uuid_generate_v6())",
-                  "INSERT INTO t SELECT FROM generate_series(1, 100)",
-                  "SELECT (uuid_ext_info() ->> 'version') || ' ' || (uuid_ext_info() ->> 'sequencer') || ' ' || count(*) "
-                  "FROM t")
-    srv.stop()
+    if t.host.root:
+        root_refusals(t, install_sh)
+
+    with standins_kept(t):
+        # An earlier release's files left in the extension directory go.
+        earlier = [os.path.join(t.pg.extension_dir, f"uuid_ext--{EARLIER}.{x}") for x in ("sql", "control")]
+        try:
+            extension.place(os.path.join(ROOT, "tests", "upgrade", f"uuid_ext--{EARLIER}.sql"), earlier[0], 0o644)
+            with open(t.path("earlier.control"), "w") as f:
+                f.write("comment = 'left by an earlier install'\n")
+            extension.place(t.path("earlier.control"), earlier[1], 0o644)
+            r = run_install_sh(install_sh, t.pg.pg_config)
+            if r.returncode != 0:
+                fail(f"install.sh {t.pg.pg_config} failed: {r.stderr}")
+            left = [os.path.basename(f) for f in earlier if os.path.exists(f)]
+            if left:
+                fail(f"install.sh left {left} in {t.pg.extension_dir}: a database owner may install uuid_ext "
+                     f"{EARLIER}")
+        finally:
+            # What this test put there goes (a stand-in of the run comes back).
+            for f in earlier:
+                if os.path.exists(f):
+                    os.unlink(f)
+        srv = t.server("package").create("shared_preload_libraries = 'uuid_ext'")
+        versions = run_sql(srv.psql(), "SELECT string_agg(version, ' ' ORDER BY version) "
+                                       "FROM pg_available_extension_versions WHERE name = 'uuid_ext'")
+        old = subprocess.run([*srv.psql(), "-c", f"CREATE EXTENSION uuid_ext VERSION '{EARLIER}'"],
+                             capture_output=True, text=True)
+        got = run_sql(srv.psql(), "CREATE EXTENSION uuid_ext",
+                      "CREATE TABLE t (id uuid7 PRIMARY KEY DEFAULT uuid_generate_v7(), v6 uuid6 DEFAULT "
+                      "uuid_generate_v6())",
+                      "INSERT INTO t SELECT FROM generate_series(1, 100)",
+                      "SELECT (uuid_ext_info() ->> 'version') || ' ' || (uuid_ext_info() ->> 'sequencer') || ' ' "
+                      "|| count(*) FROM t")
+        srv.stop()
+    if versions != ext_version():
+        fail(f"after install.sh, pg_available_extension_versions lists uuid_ext {versions}, not {ext_version()} "
+             "alone")
+    if old.returncode == 0:
+        fail(f"after install.sh, CREATE EXTENSION uuid_ext VERSION '{EARLIER}' succeeded")
+    ok(f"install.sh removed uuid_ext--{EARLIER}.sql and uuid_ext--{EARLIER}.control, which it does not ship: "
+       f"pg_available_extension_versions lists uuid_ext {versions} alone, and CREATE EXTENSION uuid_ext VERSION "
+       f"'{EARLIER}' fails ({old.stderr.strip().splitlines()[0]})")
     if got != f"{version} shared 100":
         fail(f"the package's extension answered: {got}")
     ok(f"uuid_ext {version} installed from its archive into {t.pg.release}: preloaded, shared sequencer, types work")
+    if not t.host.root:
+        raise Skip("install.sh's refusals as root need root (everything else of the archive test passed, above)")
 
 
 def golden(t):
@@ -205,7 +331,8 @@ def golden(t):
     if open(os.path.join(pkg, "lib", "uuid_ext.so"), "rb").read() != \
             open(os.path.join(t.pg.pkglibdir, "uuid_ext.so"), "rb").read():
         remove_installed(t)
-        r = subprocess.run([os.path.join(pkg, "install.sh"), t.pg.pg_config], capture_output=True, text=True)
+        with standins_kept(t):
+            r = run_install_sh(os.path.join(pkg, "install.sh"), t.pg.pg_config)
         if r.returncode != 0:
             fail(f"install.sh {t.pg.pg_config} failed: {r.stderr}")
     srv = t.server("golden").create("shared_preload_libraries = 'uuid_ext'", "max_prepared_transactions = 64")
@@ -259,6 +386,23 @@ def deb_installed(pkg):
     return r.stdout.split()[-1] if r.returncode == 0 and " installed " in r.stdout + " " else None
 
 
+def earlier_deb(t, major, pkg):
+    """The package as an earlier release's .deb could have been: one that
+    ships uuid_ext--0.4.0.sql (the tests' copy of 0.4.0's install script)."""
+    root = t.path("earlier-deb")
+    ext = os.path.join(root, "usr", "share", "postgresql", str(major), "extension")
+    os.makedirs(os.path.join(root, "DEBIAN"))
+    os.makedirs(ext)
+    shutil.copy(os.path.join(ROOT, "tests", "upgrade", f"uuid_ext--{EARLIER}.sql"), ext)
+    with open(os.path.join(root, "DEBIAN", "control"), "w") as f:
+        f.write(f"Package: {pkg}\nVersion: {EARLIER}-1\nArchitecture: all\nMaintainer: uuid_ext tests "
+                "<uuid-ext@users.noreply.github.com>\nDescription: an earlier release's files (the package test)\n")
+    subprocess.run(["find", root, "-type", "d", "-exec", "chmod", "755", "{}", "+"], check=True)
+    out = t.path(f"{pkg}_{EARLIER}-1_all.deb")
+    subprocess.run(["dpkg-deb", "--root-owner-group", "--build", root, out], check=True, capture_output=True)
+    return out
+
+
 def deb(t):
     major, pkg = t.pg.major, f"postgresql-{t.pg.major}-uuid-ext"
     t.need(t.host.root, "apt installs the .deb: needs root")
@@ -295,10 +439,17 @@ def deb(t):
     cluster, port = "uuidext_deb", str(t.run.port())
     subprocess.run(["pg_dropcluster", "--stop", str(major), cluster], capture_output=True)
     try:
+        # Over an earlier .deb of the package: dpkg removes what the new one does not ship.
+        apt("install", earlier_deb(t, major, pkg))
+        earlier_script = f"{ext}/uuid_ext--{EARLIER}.sql"
+        if not os.path.exists(earlier_script):
+            fail(f"the earlier .deb did not install {earlier_script}")
         apt("install", os.path.abspath(debfile))
         version = crate_version()
         if deb_installed(pkg) != f"{version}-1":
             fail(f"{pkg} {version}-1 is not installed after apt-get install")
+        if os.path.exists(earlier_script):
+            fail(f"installed over an earlier .deb that shipped it, the .deb left {earlier_script}")
         subprocess.run(["pg_createcluster", str(major), cluster, "-p", port, "-o", "shared_preload_libraries=uuid_ext"],
                        check=True, capture_output=True)
         subprocess.run(["pg_ctlcluster", str(major), cluster, "start"], check=True, capture_output=True)
@@ -326,5 +477,6 @@ def deb(t):
         for f in kept:
             extension.place(os.path.join(saved, os.path.basename(f)), f, 0o755 if f.endswith(".so") else 0o644)
     ok(f"{os.path.basename(debfile)}: apt-get install into Debian's postgresql-{major} (server {got.split()[-1]}, "
-       f"{depends.split(',')[0]}), a pg_createcluster cluster preloading it, a uuid7 table of 1000 keys; "
-       "apt-get remove leaves none of its files")
+       f"{depends.split(',')[0]}) over an earlier .deb of the package, whose uuid_ext--{EARLIER}.sql it leaves "
+       "no trace of; a pg_createcluster cluster preloading it, a uuid7 table of 1000 keys; apt-get remove leaves "
+       "none of its files")
