@@ -80,7 +80,7 @@ def cluster_names():
 
 
 def doc_names():
-    return ["README", "CONTRIBUTING"] + sorted(os.path.basename(f)[:-3]
+    return ["README", "CONTRIBUTING", "SECURITY"] + sorted(os.path.basename(f)[:-3]
                                                for f in glob.glob(os.path.join(ROOT, "docs", "*.md")))
 
 

@@ -1,4 +1,4 @@
-"""Keeps the documentation true: README.md, every docs/*.md and CONTRIBUTING.md.
+"""Keeps the documentation true: README.md, every docs/*.md, CONTRIBUTING.md and SECURITY.md.
 
 1. Every ```sql block runs, in order, each in a fresh database, with psql's
    ON_ERROR_STOP. A block that does not create the extension itself gets
@@ -129,8 +129,8 @@ def with_markers(sql):
 
 
 def path_of(name):
-    """A document's path from its name: README, CONTRIBUTING, or one of docs/."""
-    return f"{name}.md" if name in ("README", "CONTRIBUTING") else os.path.join("docs", f"{name}.md")
+    """A document's path from its name: README, CONTRIBUTING, SECURITY, or one of docs/."""
+    return f"{name}.md" if name in ("README", "CONTRIBUTING", "SECURITY") else os.path.join("docs", f"{name}.md")
 
 README_MAX_LINES = 250
 # What a reader sees of README.md without scrolling, and what it must name
