@@ -1,6 +1,6 @@
 """No façade key in any log or notice, with every logging and debugging setting on.
 
-docs/facade.md#keys says a key never appears in the server log. Here a
+A key's bytes reach no plan, log line or notice (docs/facade.md#keys). Here a
 server of its own preloads uuid_ext, auto_explain and pgaudit (each where
 this PostgreSQL has it) and turns on every logging and debugging setting a
 DBA can: log_statement = all, every duration and every parameter
@@ -64,8 +64,8 @@ N = 2_000  # rows whose faces are mapped
 WINDOW = 12  # key bytes in a row that count as a leak
 
 # --- the settings ------------------------------------------------------------------
-# (name, value): the brief list a server must have (else the part is skipped,
-# saying so), then extras included where the server has them.
+# (name, value): the settings this test is about (one a server lacks is
+# skipped, an ok line says why), then more, set where the server has them.
 CORE = [("log_statement", "'all'"), ("log_min_duration_statement", "0"),
         ("log_parameter_max_length", "-1"), ("log_parameter_max_length_on_error", "-1"),
         ("debug_print_parse", "on"), ("debug_print_rewritten", "on"), ("debug_print_plan", "on")]
@@ -113,22 +113,17 @@ def escape_form(data):
     return "".join(out)
 
 
-def escape_pattern(data):
-    """A pattern for the escape form as a log may quote it: quotes and
-    backslashes doubled or not."""
-    parts = []
-    for b in data:
-        if b == 0x5C:
-            parts.append(r"(?:\\\\){1,2}")
-        elif b == 0x27:
-            parts.append("'{1,2}")
-        elif b == 0x22:
-            parts.append('"{1,2}')
-        elif 0x20 <= b <= 0x7E:
-            parts.append(re.escape(chr(b)))
-        else:
-            parts.append(rf"\\{{1,2}}{b:03o}")
-    return "".join(parts)
+def unescape(text):
+    """The bytes bytea's escape format stands for in `text`, as a log may
+    quote it (quotes and backslashes doubled or not), with where each
+    begins in `text`."""
+    data, where = bytearray(), []
+    for m in re.finditer(r"\\{1,2}([0-3][0-7]{2})|(\\{2,4})|('')|(\"\")|(.)", text, re.S):
+        octal, backslash, quote, dquote, other = m.groups()
+        data.append(int(octal, 8) if octal else 0x5C if backslash else 0x27 if quote else 0x22 if dquote
+                    else ord(other) if ord(other) < 256 else 0x3F)
+        where.append(m.start())
+    return bytes(data), where
 
 
 def b64_windows(key, alphabet):
@@ -160,8 +155,6 @@ class Needles:
             for alphabet in ("std", "url"):
                 for w in b64_windows(key, alphabet):
                     self.b64[alphabet][w] = name
-        self.escape = re.compile("|".join(f"(?P<k{i}>{escape_pattern(key)})" for i, key in enumerate(keys.values())))
-        self.escape_names = {f"k{i}": name for i, name in enumerate(keys)}
 
     def scan_text(self, t, found, via=""):
         """Hex, base64 and escape forms in `t`: adds (name, form, pos) to `found`."""
@@ -184,8 +177,21 @@ class Needles:
                     if name:
                         found.add((name, f"{via}base64{' (URL-safe)' if alphabet == 'url' else ''}", m.start()))
                         break
-        for m in self.escape.finditer(t):
-            found.add((self.escape_names[m.lastgroup], f"{via}bytea escape format", m.start()))
+        if re.search(r"\\[0-3][0-7]{2}", t):
+            data, where = unescape(t)
+            for name, (first, count) in self.windows(data).items():
+                whole = "all 32 bytes" if count >= len(self.keys[name]) else "a part"
+                found.add((name, f"{via}bytea escape format ({whole})", where[first]))
+
+    def windows(self, data):
+        """Each key with WINDOW of its bytes in a row somewhere in `data`:
+        {name: (where the first such run begins, how many bytes the runs cover)}."""
+        places = defaultdict(set)
+        for i in range(len(data) - WINDOW + 1):
+            name = self.bytes.get(data[i:i + WINDOW])
+            if name:
+                places[name].update(range(i, i + WINDOW))
+        return {name: (min(p), len(p)) for name, p in places.items()}
 
     def scan(self, text):
         """Every key in `text`, in every form: a set of (name, form, position)."""
@@ -198,16 +204,11 @@ class Needles:
                 if not all(-128 <= x <= 255 for x in nums):
                     continue
                 data = bytes(x & 0xFF for x in nums)
-                hits = defaultdict(set)  # key -> the places of its bytes in the run
-                for i in range(len(data) - WINDOW + 1):
-                    name = self.bytes.get(data[i:i + WINDOW])
-                    if name:
-                        hits[name].update(range(i, i + WINDOW))
-                for name, places in hits.items():
-                    part = [nums[j] for j in places]
+                for name, (first, count) in self.windows(data).items():
+                    part = nums[first:first + count]
                     sign = "signed" if any(x < 0 for x in part) else \
                         "unsigned" if any(x > 127 for x in part) else "either sign"
-                    whole = "all 32 bytes" if len(places) >= len(self.keys[name]) else "a part"
+                    whole = "all 32 bytes" if count >= len(self.keys[name]) else "a part"
                     found.add((name, f"decimal byte list ({sign}, {whole})", m.start()))
                 # A text Const's bytes: the key written as text inside it.
                 if all(32 <= x < 127 or x in (9, 10) for x in nums):
@@ -219,12 +220,35 @@ class Needles:
         return {x for x in found if "a part" not in x[1] or (x[0], x[1].replace("a part", "")) not in whole}
 
 
+LINELEN = 78  # where elog_node_display's printers wrap a node dump
+
+
 def join_splits(text):
-    """A node dump as it was before elog_node_display wrapped it at 78
-    columns: the pretty printer breaks anywhere and indents the next line
-    (a number split in two), the flat one breaks at a space it drops."""
-    text = re.sub(r"(?<=[\d-])\n +(?=\d)", "", text)
-    return re.sub(r"(?<=\d)\n(?=-?\d)", " ", text)
+    """A pretty-printed node dump as it was before pretty_format_node_dump
+    wrapped it: a line of LINELEN characters goes on in the next one, anywhere
+    (inside a number too), after the indentation of the line it began on.
+    (The flat printer breaks only at a space it drops: whitespace, which the
+    search takes as it comes.)"""
+    out, indent = [], 0
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if out and len(lines[i - 1]) == LINELEN and not line[:indent].strip():
+            out[-1] += line[indent:]
+        else:
+            out.append(line)
+            indent = len(line) - len(line.lstrip(" "))
+    return "\n".join(out)
+
+
+def wrap(text, indent):
+    """`text` as the pretty printer wraps one long field at `indent`."""
+    lines, line = [], " " * indent + text[0]
+    for ch in text[1:]:
+        if len(line) == LINELEN:
+            lines.append(line)
+            line = " " * indent
+        line += ch
+    return "\n".join(lines + [line])
 
 
 def self_check():
@@ -248,6 +272,15 @@ def self_check():
     for form, text in samples.items():
         if not any(f.startswith(form) for _, f, _ in n.scan(text)):
             fail(f"the search does not find a key as {form} in {text!r}: it could not fail")
+    # The pretty printer's wrapping at every indentation, for random keys:
+    # the whole key each time.
+    for indent in range(0, 61, 3):
+        k = secrets.token_bytes(32)
+        dump = ":constvalue 36 [ -112 0 0 0 " + " ".join(str(b - 256 if b > 127 else b) for b in k) + " ]"
+        text = "{CONST\n" + wrap(":constlen -1", indent) + "\n" + wrap(dump, indent) + "\n}"
+        if ("k", "decimal byte list (signed, all 32 bytes)") not in {
+                (n, f) for n, f, _ in Needles({"k": k}).scan(text)}:
+            fail(f"the search does not find a whole key in a wrapped node dump:\n{text}")
     partial = key.hex()[:2 * WINDOW]
     if not n.scan(partial) or n.scan(key.hex()[:2 * WINDOW - 2]):
         fail(f"the search does not find exactly runs of {WINDOW} key bytes")
@@ -266,6 +299,11 @@ class Said:
         return self.fields.get("message", "")
 
 
+# The titles of elog_node_display's messages, and the settings that print them.
+TITLES = {"parse tree": "debug_print_parse", "raw parse tree": "debug_print_raw_parse",
+          "rewritten parse tree": "debug_print_rewritten", "plan": "debug_print_plan"}
+
+
 def setting_of(said, field, text, pos):
     """Which setting made this message say what it says at `pos` of `field`."""
     m = said.message.strip().rstrip(":")
@@ -275,11 +313,9 @@ def setting_of(said, field, text, pos):
         return "log_parameter_max_length_on_error (CONTEXT)"
     if field == "detail" and re.match(r"\s*parameters:", text, re.I):
         return "log_parameter_max_length (DETAIL parameters)"
-    titles = {"parse tree": "debug_print_parse", "raw parse tree": "debug_print_raw_parse",
-              "rewritten parse tree": "debug_print_rewritten", "plan": "debug_print_plan"}
-    if m in titles:
+    if m in TITLES:
         fields = re.findall(r":(\w+)", text[:pos])
-        return f"{titles[m]} (:{fields[-1] if fields else '?'})"
+        return f"{TITLES[m]} (:{fields[-1] if fields else '?'})"
     if m.startswith("AUDIT:"):
         return "pgaudit"
     if re.match(r"duration: [\d.]+ ms\s+plan:", m):
@@ -295,9 +331,8 @@ def setting_of(said, field, text, pos):
 def kind_of(said):
     """The setting a message comes from, for counting what each setting logged."""
     m = said.message.strip().rstrip(":")
-    if m in ("parse tree", "raw parse tree", "rewritten parse tree", "plan"):
-        return {"parse tree": "debug_print_parse", "raw parse tree": "debug_print_raw_parse",
-                "rewritten parse tree": "debug_print_rewritten", "plan": "debug_print_plan"}[m]
+    if m in TITLES:
+        return TITLES[m]
     if m.startswith("AUDIT:"):
         return "pgaudit"
     if re.match(r"duration: [\d.]+ ms\s+plan:", m):
@@ -488,15 +523,20 @@ def read_logs(srv):
     return said, text
 
 
-def search(needles, said):
-    """Every finding: (setting, channel, role, db, key name, form)."""
+def search(needles, said, path):
+    """Every finding: (setting, channel, role, db, key name, form); each
+    also written to `path` with the text around it."""
     findings = set()
-    for s in said:
-        for field, text in s.fields.items():
-            if field == "severity":
-                continue
-            for name, form, pos in needles.scan(text):
-                findings.add((setting_of(s, field, text, pos), s.channel, s.role, s.db, name, form))
+    with open(path, "w") as out:
+        for s in said:
+            for field, text in s.fields.items():
+                if field == "severity":
+                    continue
+                for name, form, pos in needles.scan(text):
+                    finding = (setting_of(s, field, text, pos), s.channel, s.role, s.db, name, form)
+                    findings.add(finding)
+                    out.write(" | ".join(finding) + f" | {field}: ..."
+                              + join_splits(text)[max(0, pos - 200):pos + 400].replace("\n", "\u23ce") + "...\n")
     return findings
 
 
@@ -624,7 +664,10 @@ def main(t):
     logged, stderr_text = read_logs(srv)
     all_keys = {**keys, **controls}
     needles = Needles(all_keys)
-    findings = search(needles, logged + w.said)
+    found_in = t.path("findings.txt")
+    findings = search(needles, logged + w.said, found_in)
+    with open(t.path("client-messages.json"), "w") as f:
+        json.dump([{"channel": s.channel, "role": s.role, "db": s.db, **s.fields} for s in w.said], f, indent=1)
     names.update({c: f"{c} (in SQL text)" for c in controls})
 
     # The controls: each found in the server log in its form, as bytes, and by the client.
@@ -670,10 +713,10 @@ def main(t):
     if not params or not on_error:
         fail(f"statement parameters logged: {params}, on error: {on_error}")
     size = len(stderr_text) // 1024
-    ok(f"every setting logged: {', '.join(f'{k} {counts[k]}' for k in needed)} messages (auto_explain and pgaudit "
-       f"{about_keys['auto_explain']} and {about_keys['pgaudit']} on the key table), parameters in {params} and "
-       f"on error in {on_error}; {len(logged)} messages in the JSON log, {size} kB of stderr log, "
-       f"{len(w.said)} notices to the clients")
+    on_keys = ", ".join(f"{m} {about_keys[m]}" for m in modules)
+    ok(f"every setting logged: {', '.join(f'{k} {counts[k]}' for k in needed)} messages"
+       f"{f' (on the key table: {on_keys})' if on_keys else ''}, parameters in {params} and on error in {on_error}; "
+       f"{len(logged)} messages in the JSON log, {size} kB of stderr log, {len(w.said)} notices to the clients")
     for note in notes:
         ok(note)
 
@@ -683,7 +726,7 @@ def main(t):
         lines = report(leaks, names)
         lines += [f"  the stderr log file, in no JSON log entry: {names[n]}" for n in sorted(unattributed)]
         fail(f"key bytes reached the server log or a client ({len(leaks)} findings: setting -> where, whose "
-             f"session: key as form):\n" + "\n".join(lines))
+             f"session: key as form; each with its text in {t.run.shown(found_in)}):\n" + "\n".join(lines))
     ok(f"none of the {len(keys)} keys is in the server log ({len(logged)} messages) or in the "
        f"{len(w.said)} notices, in any form, with: {', '.join(n for n, _ in settings)}")
     if skips:
