@@ -47,6 +47,7 @@ version (auto_explain's parameters before 16) is said on an ok line.
 Needs psycopg 3.
 """
 import base64
+import bisect
 import glob
 import json
 import os
@@ -113,17 +114,28 @@ def escape_form(data):
     return "".join(out)
 
 
-def unescape(text):
-    """The bytes bytea's escape format stands for in `text`, as a log may
-    quote it (quotes and backslashes doubled or not), with where each
-    begins in `text`."""
-    data, where = bytearray(), []
-    for m in re.finditer(r"\\{1,2}([0-3][0-7]{2})|(\\{2,4})|('')|(\"\")|(.)", text, re.S):
-        octal, backslash, quote, dquote, other = m.groups()
-        data.append(int(octal, 8) if octal else 0x5C if backslash else 0x27 if quote else 0x22 if dquote
-                    else ord(other) if ord(other) < 256 else 0x3F)
-        where.append(m.start())
-    return bytes(data), where
+def unescape(text, backslashes, quotes):
+    """The bytes bytea's escape format stands for in `text` where a log
+    quoted it so that each backslash became `backslashes` of them and each
+    quote `quotes` (SQL literals, CSV inside CSV), with where each begins in
+    `text`."""
+    b, q = re.escape("\\" * backslashes), quotes
+    out, anchors, last, size = [], [(0, 0)], 0, 0  # anchors: (offset in the bytes, offset in `text`)
+    for m in re.finditer(rf"{b}([0-3][0-7]{{2}})|({b}{b})|('{{{q}}})|(\"{{{q}}})", text):
+        octal, backslash, quote, _ = m.groups()
+        out.append(text[last:m.start()])
+        size += m.start() - last
+        anchors.append((size, m.start()))
+        out.append(chr(int(octal, 8)) if octal else "\\" if backslash else "'" if quote else '"')
+        size += 1
+        last = m.end()
+        anchors.append((size, last))
+    out.append(text[last:])
+
+    def where(i):
+        at, pos = anchors[bisect.bisect_right(anchors, (i, len(text))) - 1]
+        return pos + i - at
+    return "".join(out).encode("latin-1", "replace"), where
 
 
 def b64_windows(key, alphabet):
@@ -178,20 +190,26 @@ class Needles:
                         found.add((name, f"{via}base64{' (URL-safe)' if alphabet == 'url' else ''}", m.start()))
                         break
         if re.search(r"\\[0-3][0-7]{2}", t):
-            data, where = unescape(t)
-            for name, (first, count) in self.windows(data).items():
-                whole = "all 32 bytes" if count >= len(self.keys[name]) else "a part"
-                found.add((name, f"{via}bytea escape format ({whole})", where[first]))
+            for backslashes in (1, 2):
+                for quotes in (1, 2, 4):
+                    data, where = unescape(t, backslashes, quotes)
+                    for name, first, count in self.windows(data):
+                        whole = "all 32 bytes" if count >= len(self.keys[name]) else "a part"
+                        found.add((name, f"{via}bytea escape format ({whole})", where(first)))
 
     def windows(self, data):
-        """Each key with WINDOW of its bytes in a row somewhere in `data`:
-        {name: (where the first such run begins, how many bytes the runs cover)}."""
-        places = defaultdict(set)
+        """Where runs of WINDOW or more bytes of a key are in `data`: (name,
+        where the run begins, how many bytes it has) for each."""
+        runs = []
         for i in range(len(data) - WINDOW + 1):
             name = self.bytes.get(data[i:i + WINDOW])
-            if name:
-                places[name].update(range(i, i + WINDOW))
-        return {name: (min(p), len(p)) for name, p in places.items()}
+            if not name:
+                continue
+            if runs and runs[-1][0] == name and runs[-1][1] + runs[-1][2] >= i:
+                runs[-1][2] = i + WINDOW - runs[-1][1]
+            else:
+                runs.append([name, i, WINDOW])
+        return [tuple(r) for r in runs]
 
     def scan(self, text):
         """Every key in `text`, in every form: a set of (name, form, position)."""
@@ -204,7 +222,7 @@ class Needles:
                 if not all(-128 <= x <= 255 for x in nums):
                     continue
                 data = bytes(x & 0xFF for x in nums)
-                for name, (first, count) in self.windows(data).items():
+                for name, first, count in self.windows(data):
                     part = nums[first:first + count]
                     sign = "signed" if any(x < 0 for x in part) else \
                         "unsigned" if any(x > 127 for x in part) else "either sign"
@@ -272,6 +290,11 @@ def self_check():
     for form, text in samples.items():
         if not any(f.startswith(form) for _, f, _ in n.scan(text)):
             fail(f"the search does not find a key as {form} in {text!r}: it could not fail")
+    # A key with a quote and a backslash as pgaudit logs it: a CSV field in a CSV field.
+    quoted = b'"\\' + key[2:]
+    text = '"3,""' + escape_form(quoted).replace('"', '""""') + '"",ab",1'
+    if ("q", "bytea escape format (all 32 bytes)") not in {(n, f) for n, f, _ in Needles({"q": quoted}).scan(text)}:
+        fail(f"the search does not find a whole key in {text!r}")
     # The pretty printer's wrapping at every indentation, for random keys:
     # the whole key each time.
     for indent in range(0, 61, 3):
