@@ -3,6 +3,9 @@ UUID_EXT_USER=${UUID_EXT_USER:-uuidext}
 UUID_EXT_PG_ROOT=${UUID_EXT_PG_ROOT:-/opt/uuid_ext}
 UUID_EXT_PG_VERSIONS=${UUID_EXT_PG_VERSIONS:-"15 16 17 18 19"}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Sources no package registry carries (Citus), beside the checkout: scripts/setup
+# builds from them, scripts/chroot sync copies them to the same place in the chroot.
+UUID_EXT_VENDOR=${UUID_EXT_VENDOR:-$(cd "$ROOT/.." && pwd)/shared/vendor}
 # The oldest Rust that builds the extension (pgrx 0.19's rust-version).
 RUST_MIN=1.96
 
