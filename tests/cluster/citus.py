@@ -228,6 +228,7 @@ def check_keys(c, ws):
             "INSERT INTO orders (n, how) SELECT n, 'local' FROM local_source ORDER BY n"],
     }
     for (what, sqls), how in zip(statements.items(), ("single", "multi", "copy", "local"), strict=True):
+        workers_ms = ms(key(ws[0]))
         before = key(c)
         for sql in sqls:  # each a session of its own
             c.q(sql)
@@ -237,6 +238,8 @@ def check_keys(c, ws):
         if not rows or not all(before < u < after for u in ids):
             fail(f"{what}: keys outside the coordinator's keys made just before and after: the coordinator "
                  "did not make them")
+        if not all(ms(u) > workers_ms + HOUR_MS // 2 for u in ids):
+            fail(f"{what}: keys without the coordinator's clock (an hour ahead of the workers')")
         if ids != sorted(ids):
             fail(f"{what}: the keys are not in the order of the rows")
     ok("the coordinator makes the defaults of single-row INSERTs, a multi-row VALUES, COPY and INSERT ... "
