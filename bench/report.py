@@ -21,6 +21,26 @@ def criterion(dir_):
     return sorted(rows, key=lambda r: [int(p) if p.isdigit() else p for p in r[0].split("/")])
 
 
+def criterion_kept(results_md):
+    """The core's rows of an earlier bench/RESULTS.md, and its target's row as
+    measured (the rows there are rounded): what `--only` runs keep when this
+    checkout has no criterion results of its own (a fresh clone)."""
+    try:
+        text = open(results_md).read()
+    except FileNotFoundError:
+        return [], None
+    part = text.split("## The generator core alone", 1)
+    if len(part) < 2:
+        return [], None
+    target = next((line for line in part[0].splitlines() if line.startswith("| sequencer |")), None)
+    rows = []
+    for line in part[1].split("\n## ", 1)[0].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[1].replace(".", "", 1).isdigit():
+            rows.append((cells[0].removesuffix(" (oversubscribed)"), float(cells[1])))
+    return rows, target
+
+
 def met(ok):
     return "met" if ok else "**NOT met**"
 
@@ -419,7 +439,38 @@ def facade(r, t):
     return out
 
 
-def core_alone(rows, t):
+def citus(r, t):
+    """Loads through a Citus coordinator, per key."""
+    if "citus" not in r:
+        return []
+    c, pg = r["citus"], r["major"]
+    keys = list(next(iter(c["loads"].values())))
+    out = ["", "### Loads through a Citus coordinator", "",
+           f"{c['citus']}, a coordinator and {c['workers']} workers on this machine (each preloading citus and "
+           f"uuid_ext), a fresh table `loaded (<key>, n int)` distributed by its key over {c['shards']} shards for "
+           f"each load of {c['rows']:,} rows: `COPY loaded (n) FROM PROGRAM 'seq 1 {c['rows']}'`, and multi-row "
+           f"`INSERT INTO loaded (n) VALUES (…), …` of {c['batch']:,} rows each from one session; the coordinator "
+           f"makes every key. {c['rounds']} rounds, the keys and methods alternated; medians of psql's `\\timing` "
+           "(summed over the INSERTs).", "",
+           "| load | " + " | ".join(f"`{k}`" if k.endswith(")") else k for k in keys) + " | "
+           + " | ".join(f"`{k}` × {b}" for k, b in (("uuid_generate_v7()", "bigserial"),
+                                                    ("uuid_generate_v7()", "`gen_random_uuid()`")))
+           + " | runs (s) |",
+           "|---|" + "---:|" * (len(keys) + 2) + "---|"]
+    for method, per_key in c["loads"].items():
+        sec = {k: v["seconds"] for k, v in per_key.items()}
+        v7 = sec["uuid_generate_v7()"]
+        runs = "; ".join(f"{k}: " + ", ".join(f"{x:.2f}" for x in per_key[k]["runs_s"]) for k in keys)
+        out.append(f"| {method} | " + " | ".join(f"{sec[k]:.2f} s" for k in keys)
+                   + f" | {v7 / sec['bigserial']:.2f} | {v7 / sec['gen_random_uuid()']:.2f} | {runs} |")
+        t.add("citus", f"PostgreSQL {pg}: {method} of {c['rows']:,} rows through a Citus coordinator, "
+                       "`uuid_generate_v7()` key ≤ 1.1 × `bigserial`",
+              f"{v7:.2f} s against {sec['bigserial']:.2f} s: **{v7 / sec['bigserial']:.2f}×**",
+              v7 / sec["bigserial"] <= 1.1)
+    return out
+
+
+def core_alone(rows, t, kept_target=None):
     if not rows:
         return []
     est = dict(rows)
@@ -435,7 +486,9 @@ def core_alone(rows, t):
         return f"{n} (oversubscribed)" if th.isdigit() and int(th) > (os.cpu_count() or 1) else n
     out += [f"| {label(n)} | {ns:.1f} |" for n, ns in rows]
     local, shared = est.get("one thread/process-local word"), est.get("one thread/shared-memory word")
-    if local and shared:
+    if kept_target:
+        t.rows.append(kept_target)
+    elif local and shared:
         t.add("sequencer", "one shared word against a process-local one, single thread, ≤ 1.1×",
               f"**{shared / local:.2f}×**", shared / local <= 1.1)
     return out
@@ -502,8 +555,10 @@ def main():
         body += ["", f"## PostgreSQL {r['major']}", ""]
         body += generation(r, t) + key_choice(r, t) + facade(r, t) + per_row(r) + index(r, t) + types(r, t) + pgbench(r, t)
         body += concurrent(r, t) + durable(r, t) + watermark(r, t)
-        body += wal(r, t) + releases(r, t)
-    body += core_alone(criterion(a.criterion), t)
+        body += wal(r, t) + releases(r, t) + citus(r, t)
+    measured = criterion(a.criterion)
+    kept, kept_target = ([], None) if measured else criterion_kept(a.out)
+    body += core_alone(measured or kept, t, kept_target)
     out += ["## Targets", "", "| area | target | measured | |", "|---|---|---|---|"] + t.rows
     if a.plot:
         plot(results, a.plot)

@@ -60,20 +60,22 @@ NIL = "'00000000-0000-0000-0000-000000000000'::uuid"
 
 
 class Db:
-    def __init__(self, psql, dbname):
+    def __init__(self, psql, dbname, node=None):
+        """`node`: (socket directory, port) of another server than PGHOST's and PGPORT's."""
         self.psql, self.dbname = psql, dbname
+        self.where = ["-h", node[0], "-p", str(node[1])] if node else []
 
     def q(self, sql):
-        r = subprocess.run([self.psql, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", self.dbname, "-c", sql],
-                           text=True, capture_output=True)
+        r = subprocess.run([self.psql, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", *self.where, "-d", self.dbname,
+                            "-c", sql], text=True, capture_output=True)
         if r.returncode != 0:
             sys.exit(f"benchmark query failed: {sql}\n{r.stderr}")
         return r.stdout.strip()
 
     def script(self, sql):
         """Runs statements one by one in one session; returns the output."""
-        r = subprocess.run([self.psql, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", self.dbname, "-f", "-"],
-                           input=sql, text=True, capture_output=True)
+        r = subprocess.run([self.psql, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", *self.where, "-d", self.dbname,
+                            "-f", "-"], input=sql, text=True, capture_output=True)
         if r.returncode != 0:
             sys.exit(f"benchmark script failed:\n{r.stderr}")
         return r.stdout
@@ -643,6 +645,63 @@ def facade(db, rows, rounds, fresh_sessions=31):
     return out
 
 
+# The keys of the citus section's distributed tables: {label: column definition}.
+CITUS_KEYS = {
+    "uuid_generate_v7()": "id uuid PRIMARY KEY DEFAULT uuid_generate_v7()",
+    "gen_random_uuid()": "id uuid PRIMARY KEY DEFAULT gen_random_uuid()",
+    "bigserial": "id bigserial PRIMARY KEY",
+}
+
+
+def citus(psql, nodes, rows, rounds, batch=1000):
+    """Loads through a Citus coordinator: `rows` rows into a fresh table
+    distributed by its key (the default shard count), by COPY (FROM PROGRAM
+    'seq', the rows made on the coordinator) and by multi-row INSERTs of
+    `batch` rows each from one client session, for each key of CITUS_KEYS;
+    `rounds` rounds, keys and methods alternated (who goes first rotates);
+    the time of each load as psql's \\timing reports it (summed over the
+    INSERTs); medians. `nodes`: (socket directory, port) of the coordinator,
+    then of each worker, all preloading citus and uuid_ext."""
+    db = "uuid_ext_bench_citus"
+    coordinator, *workers = [Db(psql, db, n) for n in nodes]
+    for n in nodes:
+        Db(psql, "postgres", n).q(f"DROP DATABASE IF EXISTS {db}")
+        Db(psql, "postgres", n).q(f"CREATE DATABASE {db}")
+    for w in workers:
+        w.q("CREATE EXTENSION citus")
+    coordinator.q("CREATE EXTENSION citus")
+    coordinator.q(f"SELECT citus_set_coordinator_host('{nodes[0][0]}', {nodes[0][1]})")
+    for d, port in nodes[1:]:
+        coordinator.q(f"SELECT citus_add_node('{d}', {port})")
+    coordinator.q("CREATE EXTENSION uuid_ext")
+    version = coordinator.q("SELECT citus_version()").split(" on ")[0]
+    shards = int(coordinator.q("SHOW citus.shard_count"))
+    inserts = "".join(
+        "INSERT INTO loaded (n) VALUES " + ",".join(f"({n})" for n in range(i, min(i + batch, rows + 1))) + ";\n"
+        for i in range(1, rows + 1, batch))
+    loads = {"COPY": f"COPY loaded (n) FROM PROGRAM 'seq 1 {rows}';\n", "multi-row INSERT": inserts}
+    runs = {m: {k: [] for k in CITUS_KEYS} for m in loads}
+    arms = [(m, k) for m in loads for k in CITUS_KEYS]
+    for r in range(rounds):
+        for method, key in rotated(arms, r):
+            coordinator.q("DROP TABLE IF EXISTS loaded")
+            coordinator.q(f"CREATE TABLE loaded ({CITUS_KEYS[key]}, n int)")
+            coordinator.q("SELECT create_distributed_table('loaded', 'id')")
+            for node in (coordinator, *workers):
+                node.q("CHECKPOINT")
+            out = coordinator.script("\\timing on\n" + loads[method])
+            ms = sum(float(m.group(1)) for m in re.finditer(r"^Time: ([0-9.]+) ms", out, re.M))
+            if int(coordinator.q("SELECT count(DISTINCT id) FROM loaded")) != rows:
+                sys.exit(f"{method} with {key}: the distributed table does not hold {rows} distinct keys")
+            runs[method][key].append(ms / 1000)
+            print(f"  round {r + 1}: {method}, {key}: {ms / 1000:.2f} s", flush=True)
+    coordinator.q("DROP TABLE IF EXISTS loaded")
+    return {"citus": version, "workers": len(workers), "shards": shards, "rows": rows, "rounds": rounds,
+            "batch": batch,
+            "loads": {m: {k: {"seconds": statistics.median(v), "runs_s": v} for k, v in d.items()}
+                      for m, d in runs.items()}}
+
+
 def release_generation(db, rows, rounds):
     """What the library the server runs now costs, in one session: for
     comparing two releases' libraries, swapped between server starts by
@@ -698,8 +757,12 @@ def main():
     ap.add_argument("--pg-uuidv7", action="store_true", help="pg_uuidv7 is installed: measure it too")
     ap.add_argument("--json", required=True)
     ap.add_argument("--only", help="run only these sections (comma-separated: generation, keys, facade, durable, watermark, "
-                                   "wal), keeping "
+                                   "wal, citus), keeping "
                                    "the others of --json as they are")
+    ap.add_argument("--citus", metavar="DIR:PORT,...",
+                    help="the citus section's coordinator and workers (socket directory and port of each, the "
+                         "coordinator first), running and preloading citus and uuid_ext; without it the section "
+                         "is left out")
     ap.add_argument("--release-label", help="measure uuid_generate_v7()'s net cost with the library the server "
                                             "runs now, and add it to --json under this label (scripts/bench swaps "
                                             "the libraries of two releases)")
@@ -770,6 +833,8 @@ def main():
               f"leaf density {d['leaf_density']:.1f}%")
     for section in ("keys", "facade", "durable", "watermark", "wal"):
         results[section] = run_section(section, db, a, core_v7, extra)
+    if a.citus:
+        results["citus"] = run_section("citus", db, a, core_v7, extra)
     json.dump(results, open(a.json, "w"), indent=1)
 
 
@@ -818,8 +883,18 @@ def run_section(name, db, a, core_v7, extra):
             print(f"  {k:38s} insert {v['insert_s']:.2f} s, primary key {v['index_bytes'] / 2**20:.1f} MiB; "
                   f"pgbench {d['pgbench'][k]['tps']:.0f} tps, failed {d['pgbench'][k]['failed']}")
         return d
+    elif name == "citus":
+        if not a.citus:
+            sys.exit("the citus section needs --citus (scripts/bench starts the cluster where Citus is installed)")
+        nodes = [(d, int(p)) for d, p in (n.rsplit(":", 1) for n in a.citus.split(","))]
+        print(f"loads through a Citus coordinator ({len(nodes) - 1} workers) ...", flush=True)
+        d = citus(a.psql, nodes, a.rows, 5)
+        for m, per_key in d["loads"].items():
+            for k, v in per_key.items():
+                print(f"  {m:18s} {k:20s} {v['seconds']:.2f} s (median)")
+        return d
     else:
-        sys.exit(f"--only knows: generation, keys, facade, durable, watermark, wal (not {name})")
+        sys.exit(f"--only knows: generation, keys, facade, durable, watermark, wal, citus (not {name})")
     for k, g in d["generation"].items():
         print(f"  uuid_generate_v7(), {name} {k}: net {g['net_ns']:.1f} ns; "
               f"pgbench {d['pgbench'][k]['tps']:.0f} tps, failed {d['pgbench'][k]['failed']}")
