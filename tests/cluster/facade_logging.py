@@ -515,10 +515,12 @@ def start(t):
         why = ("PostgreSQL 15's auto_explain logs no query parameters" if n == "auto_explain.log_parameter_max_length"
                else f"this {'pgaudit' if n.startswith('pgaudit') else 'PostgreSQL'} has no such setting")
         notes.append(f"{n} skipped: {why}")
-    for m, pkg in (("auto_explain", "contrib"), ("pgaudit", "Debian's postgresql-NN-pgaudit")):
+    why = {"auto_explain": "PostgreSQL's contrib has it; scripts/setup adds it to 16's wheel, which has no contrib",
+           "pgaudit": "scripts/setup installs Debian's postgresql-NN-pgaudit where Debian has one: for 15, 17, 18 "
+                      "and 19, not for 16"}
+    for m in ("auto_explain", "pgaudit"):
         if m not in modules:
-            skips.append(f"{m} is not in {libdir} (scripts/setup installs {pkg} where Debian has it; the PyPI "
-                         f"wheel of 16 has no pgaudit): its settings were not tested")
+            skips.append(f"{m} is not in {libdir} ({why[m]}): its settings were not tested")
     srv.configure(*(f"{n} = {v}" for n, v in settings))
     srv.start()
     shown = dict(l.split("|", 1) for l in srv.q(
