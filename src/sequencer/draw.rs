@@ -1,18 +1,41 @@
-//! Where a draw's word and limit come from (docs/design.md#the-sequencer-word):
-//! the shared word with its durable limit (`horizon.rs`) when this session
-//! uses it (`shmem.rs` says when), else this process's own word, with no
-//! limit. The process's own words live here, one per version, and are
-//! forgotten once after each reset of the shared ones.
+//! Where a draw's word, limit and ceiling come from
+//! (docs/design.md#the-sequencer-word): the shared word with its durable
+//! limit (`horizon.rs`) when this session uses it (`shmem.rs` says when),
+//! else this process's own word, with no limit. The process's own words live
+//! here, one per version, and are forgotten once after each reset of the
+//! shared ones.
+//!
+//! The ceiling (docs/design.md#the-lead-over-the-clock): no draw takes a
+//! word, shared or this process's, more than `uuid_ext.max_lead` ahead of a
+//! reference that never steps back, `max(wall, offset + monotonic)`. The
+//! offset is the shared one when there is shared memory (so a session that
+//! switches modes keeps one reference), else this process's; each process
+//! raises it when it first sees a new millisecond of the wall clock. A draw
+//! above the ceiling waits here, in short interruptible sleeps, until the
+//! clock has moved on.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use pgrx::pg_sys;
+use uuid_ext_core::sequencer::lead::{self, Bounded, Reference};
+use uuid_ext_core::{v6, v7};
+
 use super::horizon::{Limit, Shared};
-use super::shmem;
+use super::{clock, shmem};
+use crate::guc;
 
 static LOCAL_V7: AtomicU64 = AtomicU64::new(0);
 static LOCAL_V6: AtomicU64 = AtomicU64::new(0);
 /// The shared reset count this process's own words last followed.
 static LOCAL_RESETS: AtomicU64 = AtomicU64::new(0);
+/// The reference's offset without shared memory (`SharedWords::reference`).
+static LOCAL_REFERENCE: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The wall-clock millisecond this process last raised the reference at.
+    static SEEN_MS: Cell<u64> = const { Cell::new(u64::MAX) };
+}
 
 /// This process's own words, forgotten once after each reset of the shared
 /// ones: a reset brings back every sequence of the server.
@@ -46,6 +69,81 @@ pub fn v6_word() -> (&'static AtomicU64, Limit) {
         Some(w) => (&w.v6, Limit::Shared(Shared::of(w, 6))),
         None => local(&LOCAL_V6),
     }
+}
+
+/// The offset of the reference this process's draws are bounded from.
+#[inline]
+fn reference() -> Reference<'static> {
+    Reference {
+        offset: shmem::reference().unwrap_or(&LOCAL_REFERENCE),
+    }
+}
+
+/// The ceiling of a draw whose wall clock read `now_ns` and gave
+/// `candidate`, `bound` word units ahead of the reference (`u64::MAX`: no
+/// bound), whose candidate `to_candidate` computes. Raises the reference
+/// first when `now_ns` is in a new millisecond for this process: a
+/// thread-local compare otherwise.
+#[inline]
+fn ceiling(
+    candidate: u64,
+    now_ns: u64,
+    bound: u64,
+    to_candidate: fn(u64) -> u64,
+) -> Bounded<impl Fn() -> u64> {
+    let reference = reference();
+    let ms = now_ns / 1_000_000;
+    if SEEN_MS.get() != ms {
+        SEEN_MS.set(ms);
+        reference.raise(now_ns, clock::monotonic_ns());
+    }
+    Bounded::new(candidate, bound, move || {
+        to_candidate(reference.now(now_ns, clock::monotonic_ns()))
+    })
+}
+
+/// `uuid_ext.max_lead` in word units (`u64::MAX`: off).
+#[inline]
+fn bound(units: fn(u64) -> u64) -> u64 {
+    match guc::max_lead_ms() {
+        0 => u64::MAX,
+        ms => units(ms),
+    }
+}
+
+/// The ceiling of a UUIDv7 draw ([`ceiling`]).
+#[inline]
+pub fn v7_ceiling(candidate: u64, now_ns: u64) -> Bounded<impl Fn() -> u64> {
+    ceiling(candidate, now_ns, bound(lead::v7_units), v7::candidate)
+}
+
+/// The ceiling of a UUIDv6 draw ([`ceiling`]).
+#[inline]
+pub fn v6_ceiling(candidate: u64, now_ns: u64) -> Bounded<impl Fn() -> u64> {
+    ceiling(candidate, now_ns, bound(lead::v6_units), v6::candidate)
+}
+
+/// The longest single sleep of a draw that waits for the clock: the call
+/// answers a cancel within about this long.
+const MAX_SLEEP_US: u64 = 1_000;
+
+/// A draw of `version` was `over` word units above its ceiling: sleeps until
+/// the clock has moved that far (at most [`MAX_SLEEP_US`] at a time), then
+/// lets a cancel or a termination in. The caller reads the clock again and
+/// retries.
+#[cold]
+pub fn wait_for_clock(version: u8, over: u64) {
+    let ns = match version {
+        7 => u128::from(over) * 1_000_000 / u128::from(v7::WORD_UNITS_PER_MS),
+        _ => u128::from(over) * 100 / u128::from(v6::WORD_UNITS_PER_TICK),
+    };
+    let us = u64::try_from(ns.div_ceil(1_000))
+        .unwrap_or(MAX_SLEEP_US)
+        .clamp(1, MAX_SLEEP_US);
+    pgrx::check_for_interrupts!();
+    // SAFETY: a plain sleep; PostgreSQL's signal handlers end it early.
+    unsafe { pg_sys::pg_usleep(us as std::ffi::c_long) };
+    pgrx::check_for_interrupts!();
 }
 
 /// Tests build the word at its edge rather than wait 8,000 years.

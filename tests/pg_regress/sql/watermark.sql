@@ -55,11 +55,33 @@ COMMIT;
 SET uuid_ext.watermark_scope = cluster;
 RESET uuid_ext.watermark_scope;
 
--- Where there is no server-wide order to watch: an error naming the setting.
+-- A session on its own word (uuid_ext.monotonicity = backend) announces
+-- too: whatever a session sets, its keys are covered. Its transaction holds
+-- the watermark at or below its first key (read here from the shared word,
+-- in the same transaction), and when it ends the watermark passes its keys
+-- although nothing drew from the shared word meanwhile.
+SET uuid_ext.monotonicity = backend;
+SELECT uuid_ext_info() -> 'commit_watermark' AS commit_watermark;
+BEGIN;
+SELECT uuid_generate_v7() AS mine \gset
+SELECT uuid_generate_v7() AS mine2 \gset
+SELECT uuid_ext_info() -> 'oldest_announcement_age_ms' IS NOT NULL AS announced;
+SET LOCAL uuid_ext.monotonicity = shared;
+SELECT uuid_v7_watermark() <= :'mine'::uuid AS held;
+COMMIT;
+RESET uuid_ext.monotonicity;
+SELECT uuid_v7_watermark() > :'mine2'::uuid AS released_past_its_keys;
+SET uuid_ext.monotonicity = backend;
+BEGIN;
+SELECT uuid_generate_v7() AS mine \gset
+ROLLBACK;
+RESET uuid_ext.monotonicity;
+SELECT uuid_v7_watermark() > :'mine'::uuid AS released_at_rollback;
+
+-- A session on its own word cannot read the watermark: an error naming the setting.
 SET uuid_ext.monotonicity = backend;
 SELECT uuid_v7_watermark();
 \echo :LAST_ERROR_SQLSTATE
-SELECT uuid_ext_info() -> 'commit_watermark' AS commit_watermark;
 RESET uuid_ext.monotonicity;
 
 DROP EXTENSION uuid_ext;
