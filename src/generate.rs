@@ -67,7 +67,7 @@ fn next_v7() -> (u64, u64) {
         let resets = shmem::settled_resets();
         let now = clock_ns();
         let (word, limit) = draw::v7_word();
-        let floor = watermark::before_draw(now, resets);
+        let floor = watermark::before_draw(now, resets, limit.own_word());
         let candidate = v7::candidate(now);
         let ceiling = draw::v7_ceiling(candidate, now);
         let drawn = GENERATOR.with_borrow_mut(|g| {
@@ -81,12 +81,7 @@ fn next_v7() -> (u64, u64) {
             )
         });
         match drawn {
-            Ok(word) => {
-                if floor != 0 {
-                    watermark::drew_own(word);
-                }
-                break word;
-            }
+            Ok(word) => break word,
             Err(Stop::Reset) => continue,
             Err(Stop::Ahead(over)) => draw::wait_for_clock(v7::VERSION, over),
             Err(e) => stopped(v7::VERSION, e),

@@ -98,7 +98,7 @@ fn ceiling(
         reference.raise(now_ns, clock::monotonic_ns());
     }
     Bounded::new(candidate, bound, move || {
-        to_candidate(reference.now(now_ns, clock::monotonic_ns()))
+        lead::candidate_at(reference.now(now_ns, clock::monotonic_ns()), to_candidate)
     })
 }
 
@@ -146,13 +146,18 @@ pub fn wait_for_clock(version: u8, over: u64) {
     pgrx::check_for_interrupts!();
 }
 
-/// Tests build the word at its edge rather than wait 8,000 years.
+/// Tests build the word at its edge rather than wait 8,000 years; the
+/// reference of the bound follows it, as it follows the words a start or a
+/// standby's replay begins from (a word beyond the clock's reach, after
+/// 2554, leaves no bound).
 #[cfg(any(test, feature = "pg_test"))]
 pub fn set_local_v7_for_test(value: u64) {
     LOCAL_V7.store(value, Ordering::Relaxed);
+    reference().raise(lead::v7_ns(value), clock::monotonic_ns());
 }
 
 #[cfg(any(test, feature = "pg_test"))]
 pub fn set_local_v6_for_test(value: u64) {
     LOCAL_V6.store(value, Ordering::Relaxed);
+    reference().raise(lead::v6_ns(value), clock::monotonic_ns());
 }

@@ -291,6 +291,14 @@ pub enum Limit {
     Shared(Shared),
 }
 
+impl Limit {
+    /// Whether the draw is from a process-local word.
+    #[inline]
+    pub fn own_word(&self) -> bool {
+        matches!(self, Limit::Off(_))
+    }
+}
+
 impl Horizon for Limit {
     type Error = WriteError;
 

@@ -8,10 +8,9 @@
 //! (`MyDatabaseId`), so `uuid_v7_watermark()` counts only its own
 //! database's by default (`uuid_ext.watermark_scope`). A backend announces in its slot before
 //! its transaction first draws a UUIDv7, whichever word it draws from: a
-//! session with `uuid_ext.monotonicity = backend` announces too, draws its
-//! process's own word from a floor above the shared word it loaded after
-//! announcing, and raises the shared word to its last value when the
-//! transaction ends (the argument is the core's). A transaction
+//! session with `uuid_ext.monotonicity = backend` announces too, and draws
+//! its process's own word from a floor above the shared word it loaded after
+//! announcing (the argument is the core's). A transaction
 //! callback withdraws the announcement at commit or abort, events PostgreSQL
 //! fires after the transaction has left the proc array, so its end is
 //! visible to any snapshot taken after. At PREPARE TRANSACTION the
@@ -68,14 +67,12 @@ static N_PREPARED: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
     /// The reset count under which this process announced in its current
-    /// transaction (None: it has not).
-    static ANNOUNCED: Cell<Option<u64>> = const { Cell::new(None) };
+    /// transaction, and whether it took a floor for draws from its own word
+    /// then (None: it has not announced).
+    static ANNOUNCED: Cell<Option<(u64, bool)>> = const { Cell::new(None) };
     /// The floor of this transaction's draws from the process's own word
     /// (0: none, it draws from the shared word).
     static FLOOR: Cell<u64> = const { Cell::new(0) };
-    /// The last value this transaction drew from the process's own word
-    /// (0: none), which the shared word is raised to at its end.
-    static DRAWN: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Slots for every regular backend, autovacuum worker, background worker
@@ -242,11 +239,16 @@ fn my_database() -> u32 {
 /// missed the announcement can place the key below its watermark
 /// (`uuid_ext_core::sequencer::watermark`). A transaction that announced
 /// before a reset announces again (lower: the reset brought the word back),
-/// so its announcement stays no greater than what it gets.
+/// so its announcement stays no greater than what it gets; one that
+/// announced for the shared word and then switches to its own within the
+/// transaction announces again, for its own word (the value announced stays
+/// the smaller), to take the floor.
 #[inline]
-pub fn before_draw(clock_ns: u64, resets: u64) -> u64 {
-    if ANNOUNCED.get() == Some(resets) {
-        return FLOOR.get();
+pub fn before_draw(clock_ns: u64, resets: u64, own_word: bool) -> u64 {
+    if let Some((seen, floored)) = ANNOUNCED.get() {
+        if seen == resets && (floored || !own_word) {
+            return FLOOR.get();
+        }
     }
     if !guc::commit_watermark() {
         return 0;
@@ -254,7 +256,6 @@ pub fn before_draw(clock_ns: u64, resets: u64) -> u64 {
     let Some(shared) = shmem::shared() else {
         return 0;
     };
-    let own_word = !shmem::uses_shared();
     match my_slot() {
         Some(slot) => {
             let (database, now_ms) = (my_database(), clock_ns / 1_000_000);
@@ -264,44 +265,14 @@ pub fn before_draw(clock_ns: u64, resets: u64) -> u64 {
                 slot.announce(&shared.v7, database, now_ms);
                 0
             };
-            ANNOUNCED.set(Some(resets));
+            ANNOUNCED.set(Some((resets, own_word)));
             FLOOR.set(floor);
-            // Values drawn before a reset never go back into the word.
-            DRAWN.set(0);
             floor
         }
         // No process that runs SQL lacks a slot (an auxiliary process would):
         // on its own word it draws unannounced, as the error's hint says.
         None if own_word => 0,
         None => error::no_watermark_slot(),
-    }
-}
-
-/// After a draw from the process's own word whose floor came from
-/// [`before_draw`]: the value the shared word is raised to at the end.
-#[inline]
-pub fn drew_own(value: u64) {
-    DRAWN.set(value);
-}
-
-/// At the end of this process's part of a transaction: the shared word is
-/// raised to the last value drawn from the process's own word, so the
-/// watermark passes those keys without waiting for a draw from the shared
-/// word; not across a reset since the announcement. Atomics only: this runs
-/// where no ERROR may be raised.
-fn raise_shared_to_drawn() {
-    let drawn = DRAWN.replace(0);
-    FLOOR.set(0);
-    let (Some(seen), Some(shared)) = (ANNOUNCED.get(), shmem::shared()) else {
-        return;
-    };
-    if drawn != 0 {
-        uuid_ext_core::sequencer::raise_to(
-            &shared.v7,
-            || shared.resets.load(Ordering::Acquire),
-            seen,
-            drawn,
-        );
     }
 }
 
@@ -351,17 +322,6 @@ unsafe extern "C-unwind" fn on_xact_event(
     _arg: *mut std::ffi::c_void,
 ) {
     use pg_sys::XactEvent::*;
-    if matches!(
-        event,
-        XACT_EVENT_COMMIT
-            | XACT_EVENT_ABORT
-            | XACT_EVENT_PARALLEL_COMMIT
-            | XACT_EVENT_PARALLEL_ABORT
-            | XACT_EVENT_PREPARE
-    ) {
-        // Before the withdrawal: the watermark passes the keys only then.
-        raise_shared_to_drawn();
-    }
     match event {
         XACT_EVENT_COMMIT | XACT_EVENT_ABORT => {
             // A parallel worker's announcement is its leader's to withdraw.

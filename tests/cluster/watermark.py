@@ -34,8 +34,8 @@ its row open while another writer's row commits and a poller, following
 the pattern, reads past both keys' times; then it commits. Its row must
 be delivered (on 0.8.0 such a session did not announce: its row, below a
 watermark the poller had already consumed, never was). Then the same
-writer alone: its committed row is delivered with no draw from the shared
-sequencer after it.
+writer switches mode inside a transaction that drew from the shared word
+first: its second row is delivered too.
 """
 import random
 import threading
@@ -326,15 +326,25 @@ def opted_out(srv):
             fail(f"the poller delivered {poller.seen}")
         ok("a writer with INSERT (body) only and uuid_ext.monotonicity = backend, its row held open while another "
            "commits and a poller reads: its row is delivered, in key order, exactly once")
-        # Alone: its committed row is delivered with nothing drawn after it.
-        w.execute("INSERT INTO feed (body) VALUES ('alone')")
-        w.commit()
-        for _ in range(3):
+        # The mode switched inside a transaction that drew from the shared
+        # word first: the second key is covered as well.
+        w.execute("RESET uuid_ext.monotonicity")
+        w.execute("INSERT INTO feed (body) VALUES ('first, shared')")
+        w.execute("SET LOCAL uuid_ext.monotonicity = backend")
+        w.execute("INSERT INTO feed (body) VALUES ('second, own word')")
+        time.sleep(0.01)
+        n.execute("INSERT INTO feed (body) VALUES ('more traffic')")
+        for _ in range(5):
             poller.poll()
-        if poller.seen[-1:] != ["alone"]:
-            fail("a backend-mode writer's committed row, with no other draw after it, was not delivered: "
-                 f"{poller.seen}")
-        ok("the same writer alone: its committed row is delivered with no draw from the shared sequencer after it")
+            time.sleep(0.01)
+        w.commit()
+        n.execute("INSERT INTO feed (body) VALUES ('last')")
+        for _ in range(5):
+            poller.poll()
+        if poller.seen[2:] != ["first, shared", "second, own word", "more traffic", "last"]:
+            fail(f"a writer that switched to its own word inside a transaction: the poller delivered {poller.seen}")
+        ok("the same writer switching to its own word inside a transaction that drew from the shared one: every "
+           "row delivered, in key order, exactly once")
     srv.q("DROP TABLE feed; DROP ROLE feed_writer; DROP ROLE feed_reader")
 
 

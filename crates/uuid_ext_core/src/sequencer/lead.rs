@@ -100,6 +100,19 @@ impl Reference<'_> {
     }
 }
 
+/// The candidate of a word at the reference time `reference_ns`, through
+/// `to_candidate` (`v7::candidate`, `v6::candidate`): `u64::MAX` when the
+/// reference is beyond what 64-bit nanoseconds hold (after 2554: a word
+/// restored there, which no clock reaches), so such a word meets no ceiling.
+#[inline]
+pub fn candidate_at(reference_ns: u64, to_candidate: fn(u64) -> u64) -> u64 {
+    if reference_ns == u64::MAX {
+        u64::MAX
+    } else {
+        to_candidate(reference_ns)
+    }
+}
+
 /// How far a draw may take a word: no value above the ceiling is handed
 /// out (the draw stops with `Stop::Ahead` and waits for the clock).
 pub trait Ceiling {
@@ -291,7 +304,9 @@ mod tests {
             reference.raise(self.wall_ns, self.mono_ns);
             let (wall, mono, candidate) = (self.wall_ns, self.mono_ns, self.candidate);
             let c = candidate(wall);
-            let ceiling = Bounded::new(c, self.bound, || candidate(reference.now(wall, mono)));
+            let ceiling = Bounded::new(c, self.bound, || {
+                candidate_at(reference.now(wall, mono), candidate)
+            });
             self.session
                 .next_in(&self.word, &Unbounded, &ceiling, 0, c, self.max)
         }
@@ -438,6 +453,31 @@ mod tests {
         }
         .raise(v6_ns(restored), rig.mono_ns);
         assert_eq!(rig.draw(), Ok(restored + 1));
+    }
+
+    #[test]
+    fn a_word_beyond_the_clocks_reach_meets_no_ceiling() {
+        // The last words, restored (a test, or a file from 10889): their
+        // time does not fit in 64-bit nanoseconds; the reference saturates
+        // and the ceiling is none, so the draw reaches the last value and
+        // then 22008's Exhausted, never a wait.
+        for (mut rig, last) in [(Rig::v7(100), v7::MAX_WORD), (Rig::v6(100), v6::MAX_WORD)] {
+            rig.word.store(last - 1, Ordering::Relaxed);
+            let ns = if last == v7::MAX_WORD {
+                v7_ns(last - 1)
+            } else {
+                v6_ns(last - 1)
+            };
+            assert_eq!(ns, u64::MAX);
+            Reference {
+                offset: &rig.offset,
+            }
+            .raise(ns, rig.mono_ns);
+            assert_eq!(rig.draw(), Ok(last));
+            assert_eq!(rig.draw(), Err(Stop::Exhausted));
+        }
+        assert_eq!(candidate_at(u64::MAX, v7::candidate), u64::MAX);
+        assert_eq!(candidate_at(NOW_NS, v7::candidate), v7::candidate(NOW_NS));
     }
 
     #[test]

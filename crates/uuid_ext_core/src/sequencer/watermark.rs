@@ -45,10 +45,9 @@
 //! still, precedes the writer's second load, which therefore reads the
 //! reader's word or a later one (else it would be coherence-ordered before
 //! it, and so earlier in that order): every value the writer draws is above
-//! the reader's word, so not below its watermark. Such a transaction also
-//! raises the shared word to the largest value it drew when it ends
-//! ([`crate::sequencer::raise_to`]), so the watermark passes its keys
-//! without waiting for a draw from the shared word.
+//! the reader's word, so not below its watermark. The watermark passes such
+//! a transaction's keys, once it ended, when the shared word passes them
+//! (the next draw from it after them, by any session).
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -272,7 +271,7 @@ pub fn read(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sequencer::{raise_to, Session};
+    use crate::sequencer::Session;
 
     const DB: u32 = 16384;
     const OTHER_DB: u32 = 16385;
@@ -521,23 +520,21 @@ mod tests {
         // announcement while the transaction is open.
         shared.store(5_000, Ordering::Relaxed);
         assert_eq!(read(&shared, &slots.board(), HERE, || NONE), 1_001);
-        // At its end it raises the shared word to what it drew, then withdraws.
-        raise_to(&shared, || 0, 0, v);
         slots.slot(0).withdraw();
         assert_eq!(read(&shared, &slots.board(), HERE, || NONE), 5_001);
-        // Alone on the server, its keys are passed all the same.
-        let shared = AtomicU64::new(1_000);
-        let floor = slots.slot(0).announce_for_own_word(&shared, DB, 2);
-        let v = Session::new().next(&own, floor + 500, u64::MAX).unwrap();
-        raise_to(&shared, || 0, 0, v);
-        slots.slot(0).withdraw();
-        assert!(read(&shared, &slots.board(), HERE, || NONE) > v);
+        // Announced for the shared word first, then on its own word: the
+        // second announcement keeps the smaller value and gives the floor.
+        let shared = AtomicU64::new(2_000);
+        slots.slot(0).announce(&shared, DB, 3);
+        shared.store(3_000, Ordering::Relaxed);
+        assert_eq!(slots.slot(0).announce_for_own_word(&shared, DB, 4), 3_001);
+        assert_eq!(slots.slot(0).counted(HERE), Some((2_001, 3)));
     }
 
     #[test]
     fn threads_on_words_of_their_own_never_slip_below_the_watermark() {
         // A writer on the shared word and three on words of their own
-        // (which lag it: nothing else moves them), each publishing the value
+        // (which lag it: only their floors move them), each publishing the value
         // of its open transaction; readers check, after each watermark they
         // compute, that no open transaction holds a value below it.
         use std::sync::atomic::AtomicBool;
@@ -565,9 +562,6 @@ mod tests {
                         mine.store(v, Ordering::SeqCst);
                         std::hint::spin_loop();
                         mine.store(NONE, Ordering::SeqCst);
-                        if i != 0 {
-                            raise_to(shared, || 0, 0, v);
-                        }
                         slot.withdraw();
                     }
                     done.fetch_add(1, Ordering::Relaxed);
@@ -596,11 +590,5 @@ mod tests {
             stop.store(true, Ordering::Relaxed);
         });
         assert!(checked.load(Ordering::Relaxed) > 100);
-        // The words of their own were pulled up to the shared word: the
-        // last watermark passes every value drawn.
-        assert_eq!(
-            read(&shared, &slots.board(), HERE, || NONE),
-            shared.load(Ordering::Relaxed) + 1
-        );
     }
 }

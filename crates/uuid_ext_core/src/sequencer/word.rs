@@ -146,34 +146,6 @@ fn advance_seen<W: Word + ?Sized, H: Horizon + ?Sized, C: Ceiling + ?Sized>(
     }
 }
 
-/// Raises `word` to at least `value`, unless the reset count `resets` reads
-/// is no longer `seen` (checked after each load, before the swap, as a draw
-/// checks it: a value from before a reset never goes back into the word
-/// after it). A session that drew from a word of its own does this at the
-/// end of its transaction, so the commit watermark, which follows the shared
-/// word, passes its keys ([`crate::sequencer::watermark`]). Returns whether
-/// the word held at least `value`.
-pub fn raise_to<W: Word + ?Sized>(
-    word: &W,
-    resets: impl Fn() -> u64,
-    seen: u64,
-    value: u64,
-) -> bool {
-    let mut current = word.load();
-    loop {
-        if resets() != seen {
-            return false;
-        }
-        if current >= value {
-            return true;
-        }
-        match word.compare_exchange_weak(current, value) {
-            Ok(_) => return true,
-            Err(actual) => current = actual,
-        }
-    }
-}
-
 /// One session's view of a sequence: the last value it was given.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Session {
@@ -389,20 +361,6 @@ mod tests {
         // Back on the shared word, which is now behind the session.
         let d = s.next(&shared, 1_000, u64::MAX).unwrap();
         assert_eq!(d, 5_003);
-    }
-
-    #[test]
-    fn raise_only_raises_and_never_across_a_reset() {
-        let word = AtomicU64::new(100);
-        assert!(raise_to(&word, || 2, 2, 150));
-        assert_eq!(word.load(Ordering::Relaxed), 150);
-        assert!(raise_to(&word, || 2, 2, 120));
-        assert_eq!(word.load(Ordering::Relaxed), 150);
-        // A reset since: nothing goes back in.
-        assert!(!raise_to(&word, || 4, 2, 1_000));
-        assert_eq!(word.load(Ordering::Relaxed), 150);
-        // The next draw is above what was raised to.
-        assert_eq!(Session::new().next(&word, 0, u64::MAX), Ok(151));
     }
 
     #[test]
