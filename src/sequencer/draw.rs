@@ -14,7 +14,6 @@
 //! above the ceiling waits here, in short interruptible sleeps, until the
 //! clock has moved on.
 
-use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use pgrx::pg_sys;
@@ -32,10 +31,10 @@ static LOCAL_RESETS: AtomicU64 = AtomicU64::new(0);
 /// The reference's offset without shared memory (`SharedWords::reference`).
 static LOCAL_REFERENCE: AtomicU64 = AtomicU64::new(0);
 
-thread_local! {
-    /// The wall-clock millisecond this process last raised the reference at.
-    static SEEN_MS: Cell<u64> = const { Cell::new(u64::MAX) };
-}
+/// The wall-clock millisecond this process last raised the reference at
+/// (a backend is one thread: a process-wide static, cheaper to reach than a
+/// thread-local from a shared library).
+static SEEN_MS: AtomicU64 = AtomicU64::new(u64::MAX);
 
 /// This process's own words, forgotten once after each reset of the shared
 /// ones: a reset brings back every sequence of the server.
@@ -93,8 +92,8 @@ fn ceiling(
 ) -> Bounded<impl Fn() -> u64> {
     let reference = reference();
     let ms = now_ns / 1_000_000;
-    if SEEN_MS.get() != ms {
-        SEEN_MS.set(ms);
+    if SEEN_MS.load(Ordering::Relaxed) != ms {
+        SEEN_MS.store(ms, Ordering::Relaxed);
         reference.raise(now_ns, clock::monotonic_ns());
     }
     Bounded::new(candidate, bound, move || {

@@ -67,12 +67,10 @@ static N_PREPARED: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
     /// The reset count under which this process announced in its current
-    /// transaction, and whether it took a floor for draws from its own word
-    /// then (None: it has not announced).
-    static ANNOUNCED: Cell<Option<(u64, bool)>> = const { Cell::new(None) };
-    /// The floor of this transaction's draws from the process's own word
-    /// (0: none, it draws from the shared word).
-    static FLOOR: Cell<u64> = const { Cell::new(0) };
+    /// transaction, whether it took a floor for draws from its own word
+    /// then, and that floor (0: none, it draws from the shared word); None:
+    /// it has not announced. One thread-local, read once a draw.
+    static ANNOUNCED: Cell<Option<(u64, bool, u64)>> = const { Cell::new(None) };
 }
 
 /// Slots for every regular backend, autovacuum worker, background worker
@@ -245,9 +243,9 @@ fn my_database() -> u32 {
 /// the smaller), to take the floor.
 #[inline]
 pub fn before_draw(clock_ns: u64, resets: u64, own_word: bool) -> u64 {
-    if let Some((seen, floored)) = ANNOUNCED.get() {
+    if let Some((seen, floored, floor)) = ANNOUNCED.get() {
         if seen == resets && (floored || !own_word) {
-            return FLOOR.get();
+            return floor;
         }
     }
     if !guc::commit_watermark() {
@@ -265,8 +263,7 @@ pub fn before_draw(clock_ns: u64, resets: u64, own_word: bool) -> u64 {
                 slot.announce(&shared.v7, database, now_ms);
                 0
             };
-            ANNOUNCED.set(Some((resets, own_word)));
-            FLOOR.set(floor);
+            ANNOUNCED.set(Some((resets, own_word, floor)));
             floor
         }
         // No process that runs SQL lacks a slot (an auxiliary process would):
