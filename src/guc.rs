@@ -54,8 +54,8 @@ static CLOCK_AHEAD_WARNING_MS: GucSetting<i32> =
 /// The default: 100 ms. With 65,536 UUIDv7 and 16 UUIDv6 values per unit of
 /// their clocks (a millisecond's 4,096th, a 100 ns tick), reaching it takes
 /// 6.5 million UUIDv7 or 16 million UUIDv6 beyond what the clock allows;
-/// the fastest loads measured lead by under a millisecond
-/// (docs/ordering.md#the-sequencer).
+/// the fastest loads measured do not run ahead at all
+/// (docs/design.md#the-lead-over-the-clock).
 pub const DEFAULT_MAX_LEAD_MS: i32 = 100;
 static MAX_LEAD_MS: GucSetting<i32> = GucSetting::<i32>::new(DEFAULT_MAX_LEAD_MS);
 

@@ -81,8 +81,8 @@ fn reference() -> Reference<'static> {
 /// The ceiling of a draw whose wall clock read `now_ns` and gave
 /// `candidate`, `bound` word units ahead of the reference (`u64::MAX`: no
 /// bound), whose candidate `to_candidate` computes. Raises the reference
-/// first when `now_ns` is in a new millisecond for this process: a
-/// thread-local compare otherwise.
+/// first when `now_ns` is in a new millisecond for this process: a compare
+/// otherwise.
 #[inline]
 fn ceiling(
     candidate: u64,
