@@ -161,9 +161,13 @@ pub fn register() {
     }
 }
 
+/// `uuid_ext.monotonicity`, read at every draw: as [`max_lead_ms`] reads
+/// its setting.
 #[inline]
 pub fn monotonicity() -> Monotonicity {
-    MONOTONICITY.get()
+    // SAFETY: as in max_lead_ms; the raw value is one of the enum's
+    // ordinals, which PostgreSQL checked when it was set.
+    unsafe { <Monotonicity as pgrx::guc::GucValue>::from_raw(*MONOTONICITY.as_ptr()) }
 }
 
 #[inline]
@@ -194,10 +198,17 @@ pub fn clock_ahead_warning_ms() -> u64 {
     u64::try_from(CLOCK_AHEAD_WARNING_MS.get()).unwrap_or(0)
 }
 
-/// `uuid_ext.max_lead` in milliseconds (0: no bound).
+/// `uuid_ext.max_lead` in milliseconds (0: no bound). Read at every draw:
+/// straight from the setting's storage, without `get()`'s check of the
+/// calling thread (a thread-local lookup through `__tls_get_addr` from a
+/// shared library).
 #[inline]
 pub fn max_lead_ms() -> u64 {
-    u64::try_from(MAX_LEAD_MS.get()).unwrap_or(0)
+    // SAFETY: PostgreSQL writes the setting only in this backend's one
+    // thread, between statements (a reload); reading it here is reading an
+    // i32 nobody writes meanwhile.
+    let ms = unsafe { *MAX_LEAD_MS.as_ptr() };
+    u64::try_from(ms).unwrap_or(0)
 }
 
 /// `uuid_ext.watermark_interval` in milliseconds.

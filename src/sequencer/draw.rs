@@ -10,7 +10,8 @@
 //! reference that never steps back, `max(wall, offset + monotonic)`. The
 //! offset is the shared one when there is shared memory (so a session that
 //! switches modes keeps one reference), else this process's; each process
-//! raises it when it first sees a new millisecond of the wall clock. A draw
+//! raises it when it first sees a new period of the wall clock (2^20 ns,
+//! about a millisecond). A draw
 //! above the ceiling waits here, in short interruptible sleeps, until the
 //! clock has moved on.
 
@@ -31,10 +32,13 @@ static LOCAL_RESETS: AtomicU64 = AtomicU64::new(0);
 /// The reference's offset without shared memory (`SharedWords::reference`).
 static LOCAL_REFERENCE: AtomicU64 = AtomicU64::new(0);
 
-/// The wall-clock millisecond this process last raised the reference at
-/// (a backend is one thread: a process-wide static, cheaper to reach than a
-/// thread-local from a shared library).
-static SEEN_MS: AtomicU64 = AtomicU64::new(u64::MAX);
+/// The period of the wall clock (2^20 ns, about a millisecond) in which
+/// this process last raised the reference (a backend is one thread: a
+/// process-wide static, cheaper to reach than a thread-local from a shared
+/// library).
+static SEEN_PERIOD: AtomicU64 = AtomicU64::new(u64::MAX);
+/// Nanoseconds of a period, as a shift.
+const PERIOD_SHIFT: u32 = 20;
 
 /// This process's own words, forgotten once after each reset of the shared
 /// ones: a reset brings back every sequence of the server.
@@ -78,11 +82,20 @@ fn reference() -> Reference<'static> {
     }
 }
 
+/// Raises the reference to the wall clock `now_ns`, in `period`.
+#[cold]
+#[inline(never)]
+fn observe(now_ns: u64, period: u64) {
+    SEEN_PERIOD.store(period, Ordering::Relaxed);
+    reference().raise(now_ns, clock::monotonic_ns());
+}
+
 /// The ceiling of a draw whose wall clock read `now_ns` and gave
 /// `candidate`, `bound` word units ahead of the reference (`u64::MAX`: no
 /// bound), whose candidate `to_candidate` computes. Raises the reference
-/// first when `now_ns` is in a new millisecond for this process: a compare
-/// otherwise.
+/// first when `now_ns` is in a new period (about a millisecond) for this
+/// process: a shift and a compare otherwise; the reference itself is read
+/// only for a value above the wall clock's candidate plus the bound.
 #[inline]
 fn ceiling(
     candidate: u64,
@@ -90,14 +103,12 @@ fn ceiling(
     bound: u64,
     to_candidate: fn(u64) -> u64,
 ) -> Bounded<impl Fn() -> u64> {
-    let reference = reference();
-    let ms = now_ns / 1_000_000;
-    if SEEN_MS.load(Ordering::Relaxed) != ms {
-        SEEN_MS.store(ms, Ordering::Relaxed);
-        reference.raise(now_ns, clock::monotonic_ns());
+    let period = now_ns >> PERIOD_SHIFT;
+    if SEEN_PERIOD.load(Ordering::Relaxed) != period {
+        observe(now_ns, period);
     }
     Bounded::new(candidate, bound, move || {
-        lead::candidate_at(reference.now(now_ns, clock::monotonic_ns()), to_candidate)
+        lead::candidate_at(reference().now(now_ns, clock::monotonic_ns()), to_candidate)
     })
 }
 
