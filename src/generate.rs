@@ -52,13 +52,14 @@ fn stopped(version: u8, stop: Stop<horizon::WriteError>) -> ! {
         Stop::Exhausted => error::sequence_exhausted(version),
         Stop::Horizon(e) => error::horizon_unwritable(&e.path, &e.cause),
         // Retried by the callers below, never passed here.
-        Stop::Reset => unreachable!("a reset is retried"),
+        Stop::Reset | Stop::Ahead(_) => unreachable!("a reset and the bound are retried"),
     }
 }
 
 /// The next UUIDv7 sequence word and 64 random bits. The reset count is read
 /// before the clock, and both again when a reset comes between
-/// (uuid_ext_core::sequencer::reset).
+/// (uuid_ext_core::sequencer::reset), or after waiting for the clock when the
+/// draw would lead it by more than `uuid_ext.max_lead` (`draw.rs`).
 #[inline]
 fn next_v7() -> (u64, u64) {
     let pid = my_pid();
@@ -66,13 +67,23 @@ fn next_v7() -> (u64, u64) {
         let resets = shmem::settled_resets();
         let now = clock_ns();
         let (word, limit) = draw::v7_word();
-        watermark::before_draw(word, now, resets);
+        let floor = watermark::before_draw(now, resets, limit.own_word());
+        let candidate = v7::candidate(now);
+        let ceiling = draw::v7_ceiling(candidate, now);
         let drawn = GENERATOR.with_borrow_mut(|g| {
-            g.v7.next_in(word, &limit, resets, v7::candidate(now), v7::MAX_WORD)
+            g.v7.next_in(
+                word,
+                &limit,
+                &ceiling,
+                resets,
+                candidate.max(floor),
+                v7::MAX_WORD,
+            )
         });
         match drawn {
             Ok(word) => break word,
             Err(Stop::Reset) => continue,
+            Err(Stop::Ahead(over)) => draw::wait_for_clock(v7::VERSION, over),
             Err(e) => stopped(v7::VERSION, e),
         }
     };
@@ -82,18 +93,23 @@ fn next_v7() -> (u64, u64) {
     (word, random)
 }
 
-/// The next UUIDv6 sequence word (the 60-bit time) and 64 random bits.
+/// The next UUIDv6 sequence word (the 60-bit time and a 4-bit counter
+/// within its tick) and 64 random bits.
 fn next_v6() -> (u64, u64) {
     let pid = my_pid();
     let word = loop {
         let resets = shmem::settled_resets();
-        let candidate = v6::candidate(clock_ns());
+        let now = clock_ns();
+        let candidate = v6::candidate(now);
         let (word, limit) = draw::v6_word();
-        let drawn = GENERATOR
-            .with_borrow_mut(|g| g.v6.next_in(word, &limit, resets, candidate, v6::MAX_WORD));
+        let ceiling = draw::v6_ceiling(candidate, now);
+        let drawn = GENERATOR.with_borrow_mut(|g| {
+            g.v6.next_in(word, &limit, &ceiling, resets, candidate, v6::MAX_WORD)
+        });
         match drawn {
             Ok(word) => break word,
             Err(Stop::Reset) => continue,
+            Err(Stop::Ahead(over)) => draw::wait_for_clock(v6::VERSION, over),
             Err(e) => stopped(v6::VERSION, e),
         }
     };
@@ -175,7 +191,9 @@ pub(crate) fn v7_shifted(shift: Interval, words: Words) -> Uuid {
 }
 
 /// A UUIDv6 strictly greater than every UUIDv6 this sequencer gave before;
-/// its clock sequence and node are fresh random bits (RFC 9562 §5.6, §6.10).
+/// its clock sequence begins with a counter within the 100 ns tick, and its
+/// other 10 bits and the node are fresh random bits (RFC 9562 §5.6, §6.2,
+/// §6.10).
 #[pg_extern(volatile, parallel_safe)]
 fn uuid_generate_v6() -> Uuid {
     let (word, random) = next_v6();

@@ -2,8 +2,8 @@
 //! session uses; and for the shared sequencer (docs/reference.md#configuration)
 //! `uuid_ext.durable_margin`, how far ahead of what it hands out its horizon
 //! on disk runs, `uuid_ext.commit_watermark`, `uuid_ext.watermark_scope`,
-//! `uuid_ext.durable_wal`, `uuid_ext.watermark_interval` and
-//! `uuid_ext.clock_ahead_warning`.
+//! `uuid_ext.durable_wal`, `uuid_ext.watermark_interval`,
+//! `uuid_ext.clock_ahead_warning` and `uuid_ext.max_lead`.
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting, PostgresGucEnum};
 use pgrx::pg_sys;
@@ -51,6 +51,13 @@ static WATERMARK_INTERVAL_MS: GucSetting<i32> =
 pub const DEFAULT_CLOCK_AHEAD_WARNING_MS: i32 = 60_000;
 static CLOCK_AHEAD_WARNING_MS: GucSetting<i32> =
     GucSetting::<i32>::new(DEFAULT_CLOCK_AHEAD_WARNING_MS);
+/// The default: 100 ms. With 65,536 UUIDv7 and 16 UUIDv6 values per unit of
+/// their clocks (a millisecond's 4,096th, a 100 ns tick), reaching it takes
+/// 6.5 million UUIDv7 or 16 million UUIDv6 beyond what the clock allows;
+/// the fastest loads measured do not run ahead at all
+/// (docs/design.md#the-lead-over-the-clock).
+pub const DEFAULT_MAX_LEAD_MS: i32 = 100;
+static MAX_LEAD_MS: GucSetting<i32> = GucSetting::<i32>::new(DEFAULT_MAX_LEAD_MS);
 
 pub fn register() {
     GucRegistry::define_enum_guc(
@@ -133,6 +140,20 @@ pub fn register() {
         GucContext::Sighup,
         GucFlags::UNIT_MS,
     );
+    GucRegistry::define_int_guc(
+        c"uuid_ext.max_lead",
+        c"How far ahead of the clock UUID generation may take a sequencer; a draw beyond it waits for the clock. 0 turns the bound off.",
+        c"Counted from a clock that never steps back (the wall clock, carried on by the monotonic clock \
+          after it steps back, and by the words a start or a standby's replay begins from), so a \
+          sequencer ahead of a clock that lied keeps working. Only draws faster than the clock \
+          allows (65,536 UUIDv7 a millisecond, 16 UUIDv6 per 100 ns) meet it; the call then sleeps \
+          until the clock has moved on.",
+        &MAX_LEAD_MS,
+        0,
+        3_600_000,
+        GucContext::Sighup,
+        GucFlags::UNIT_MS,
+    );
     // A misspelt uuid_ext.* setting is an error, not a silent placeholder.
     // SAFETY: called from _PG_init, after our settings are defined.
     unsafe {
@@ -140,9 +161,13 @@ pub fn register() {
     }
 }
 
+/// `uuid_ext.monotonicity`, read at every draw: as [`max_lead_ms`] reads
+/// its setting.
 #[inline]
 pub fn monotonicity() -> Monotonicity {
-    MONOTONICITY.get()
+    // SAFETY: as in max_lead_ms; the raw value is one of the enum's
+    // ordinals, which PostgreSQL checked when it was set.
+    unsafe { <Monotonicity as pgrx::guc::GucValue>::from_raw(*MONOTONICITY.as_ptr()) }
 }
 
 #[inline]
@@ -171,6 +196,19 @@ pub fn durable_wal() -> bool {
 /// `uuid_ext.clock_ahead_warning` in milliseconds (0: off).
 pub fn clock_ahead_warning_ms() -> u64 {
     u64::try_from(CLOCK_AHEAD_WARNING_MS.get()).unwrap_or(0)
+}
+
+/// `uuid_ext.max_lead` in milliseconds (0: no bound). Read at every draw:
+/// straight from the setting's storage, without `get()`'s check of the
+/// calling thread (a thread-local lookup through `__tls_get_addr` from a
+/// shared library).
+#[inline]
+pub fn max_lead_ms() -> u64 {
+    // SAFETY: PostgreSQL writes the setting only in this backend's one
+    // thread, between statements (a reload); reading it here is reading an
+    // i32 nobody writes meanwhile.
+    let ms = unsafe { *MAX_LEAD_MS.as_ptr() };
+    u64::try_from(ms).unwrap_or(0)
 }
 
 /// `uuid_ext.watermark_interval` in milliseconds.

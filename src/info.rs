@@ -57,7 +57,8 @@ fn uuid_ext_info() -> JsonB {
         "horizon_worker_pid": worker,
         "in_recovery": wal::in_recovery(),
         "horizon": horizon,
-        "commit_watermark": shmem::uses_shared() && guc::commit_watermark(),
+        // Every session announces, whichever word it draws from.
+        "commit_watermark": shmem::shared().is_some() && guc::commit_watermark(),
         "oldest_announcement_age_ms": shmem::preloaded()
             .then(|| watermark::oldest_announcement_age_ms(now / 1_000_000))
             .flatten(),

@@ -3,15 +3,60 @@
 //! "When the clock lies"): at start, when the horizon read from the file is
 //! that far ahead, and from the horizon worker, when a word first gets that
 //! far ahead and again every [`REPEAT_MS`] while it stays (the rule is the
-//! core's, `uuid_ext_core::sequencer::lead`).
+//! core's, `uuid_ext_core::sequencer::lead`). Also the monotonic clock and
+//! the times of words, from which the reference that `uuid_ext.max_lead`
+//! counts from is kept (`draw.rs`; docs/design.md#the-lead-over-the-clock).
+
+use std::sync::atomic::AtomicU64;
 
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::{PgLogLevel, PgSqlErrorCode};
 use uuid_ext_core::sequencer::horizon::{self as core_horizon, Limits};
-use uuid_ext_core::sequencer::lead::{self, Say, Watch};
+use uuid_ext_core::sequencer::lead::{self, Reference, Say, Watch};
 use uuid_ext_core::timestamp::NS_PER_MS;
 
 use crate::{guc, now};
+
+/// The monotonic clock in nanoseconds (`CLOCK_MONOTONIC`: it never steps,
+/// and NTP slews it as it slews the wall clock). Read only when the wall
+/// clock shows a new millisecond, and by a draw that meets the bound.
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec to write; CLOCK_MONOTONIC always exists.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    match (u64::try_from(ts.tv_sec), u64::try_from(ts.tv_nsec)) {
+        (Ok(s), Ok(ns)) => s.saturating_mul(1_000_000_000).saturating_add(ns),
+        _ => 0,
+    }
+}
+
+/// The later of the times two words mean, in Unix nanoseconds.
+pub fn words_ns(words: &Limits) -> u64 {
+    lead::v7_ns(words.v7).max(lead::v6_ns(words.v6))
+}
+
+/// The reference offset for words that start at `words` (a new shared
+/// memory segment): at least the clock, and at least the words' times.
+pub fn starting_offset(words: &Limits) -> u64 {
+    let at = now::clock_ns().max(words_ns(words));
+    at.saturating_sub(monotonic_ns())
+}
+
+/// Raises the reference kept in `offset` to at least `words`' time
+/// (redo of a horizon record: what a promoted standby draws from).
+pub fn raise_reference(offset: &AtomicU64, words: &Limits) {
+    Reference { offset }.raise(words_ns(words), monotonic_ns());
+}
+
+/// Sets the reference kept in `offset` back to the clock, or to `words`'
+/// time when that is later (a reset, or the redo of one).
+pub fn set_reference(offset: &AtomicU64, words: &Limits) {
+    let at = now::clock_ns().max(words_ns(words));
+    Reference { offset }.set(at, monotonic_ns());
+}
 
 /// How often a lead that lasts is reported again.
 pub const REPEAT_MS: u64 = 300_000;

@@ -36,7 +36,7 @@ use uuid_ext_core::sequencer::horizon::{self, Horizon, Limits};
 use uuid_ext_core::{v6, v7};
 
 use super::locks::{with_lock, HORIZON_LOCK};
-use super::{shmem, wal};
+use super::{clock, shmem, wal};
 use crate::datadir::data_dir;
 use crate::{error, guc};
 
@@ -291,6 +291,14 @@ pub enum Limit {
     Shared(Shared),
 }
 
+impl Limit {
+    /// Whether the draw is from a process-local word.
+    #[inline]
+    pub fn own_word(&self) -> bool {
+        matches!(self, Limit::Off(_))
+    }
+}
+
 impl Horizon for Limit {
     type Error = WriteError;
 
@@ -344,8 +352,10 @@ fn count(which: impl FnOnce(&shmem::HorizonWrites) -> &AtomicU64) {
 /// both words and both limits to at least the record's, and writes this
 /// server's own file first when they moved, so that a restart after a
 /// restartpoint, or a base backup taken from this server, starts above them
-/// too. Redo only raises: replaying a record twice, or an old one, changes
-/// nothing.
+/// too; and raises the reference the bound on the lead counts from to the
+/// record's time, so a promoted standby whose clock is behind the old
+/// primary's draws on (`draw.rs`). Redo only raises: replaying a record
+/// twice, or an old one, changes nothing.
 pub fn replay(record: &Limits) {
     let (Some(v7s), Some(v6s)) = (shared_words(7), shared_words(6)) else {
         return;
@@ -372,4 +382,7 @@ pub fn replay(record: &Limits) {
     });
     v7s.word.fetch_max(record.v7, Ordering::AcqRel);
     v6s.word.fetch_max(record.v6, Ordering::AcqRel);
+    if let Some(reference) = shmem::reference() {
+        clock::raise_reference(reference, record);
+    }
 }

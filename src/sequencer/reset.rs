@@ -10,8 +10,10 @@
 //! 2. with `uuid_ext.durable_wal`, a reset record is flushed: standbys, crash
 //!    recovery and point-in-time recovery follow it;
 //! 3. the words are lowered, and the limits with them, between the two
-//!    increments of the reset count; every session then forgets its own
-//!    last value at its next draw, and every process its own words.
+//!    increments of the reset count, and the reference that
+//!    `uuid_ext.max_lead` counts from is set back to the clock; every
+//!    session then forgets its own last value at its next draw, and every
+//!    process its own words.
 //!
 //! A failure in 1 changes nothing. A crash between 1 and 3 leaves the file
 //! already reset, which is what was asked for.
@@ -26,7 +28,7 @@ use uuid_ext_core::{timestamp, v6, v7};
 
 use super::horizon;
 use super::locks::{with_lock, HORIZON_LOCK};
-use super::{shmem, wal, watermark};
+use super::{clock, shmem, wal, watermark};
 use crate::{error, guc, now, pgtime};
 
 /// The limits a reset leaves for words brought back to `targets`: a margin
@@ -56,6 +58,11 @@ fn lower_locked(words: Limits, limits: Limits, replayed: bool) -> [Moved; 2] {
     let moved = reset::reset(resets, [(v7s.word, words.v7), (v6s.word, words.v6)], |_| {
         v7s.limit.store(limits.v7, Ordering::Release);
         v6s.limit.store(limits.v6, Ordering::Release);
+        // The bound on the lead counts from the clock again (or from the
+        // replayed words, when later).
+        if let Some(reference) = shmem::reference() {
+            clock::set_reference(reference, &words);
+        }
     });
     if let Some(last) = shmem::last_reset() {
         last.v7_before.store(moved[0].before, Ordering::Relaxed);

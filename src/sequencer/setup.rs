@@ -1,7 +1,8 @@
 //! The postmaster's hooks that set up shared memory when the library is
 //! preloaded: they ask for the words, the commit-watermark slots and the
 //! locks, make them (the words from the horizon file and what the
-//! postmaster carried across a crash restart), and, as shared memory is torn
+//! postmaster carried across a crash restart, and the reference of the bound
+//! on their lead from the words' time), and, as shared memory is torn
 //! down, carry the words and write them to the horizon file exactly
 //! (`shmem.rs` says where the words live; the horizon and its file are
 //! `horizon.rs`).
@@ -87,7 +88,11 @@ unsafe extern "C-unwind" fn shmem_startup() {
             let on_disk = on_disk.unwrap_or_default();
             let v7 = CARRIED_V7.load(Ordering::Relaxed).max(on_disk.v7);
             let v6 = CARRIED_V6.load(Ordering::Relaxed).max(on_disk.v6);
-            words.write(shmem::SharedWords::new(v7, v6));
+            // The bound on the lead counts from the words' time when they
+            // start ahead of the clock (a clock that stepped back while the
+            // server was down): they are not ahead because of draws.
+            let reference = clock::starting_offset(&Limits { v7, v6 });
+            words.write(shmem::SharedWords::new(v7, v6, reference));
         }
         locks::set_locks(pg_sys::GetNamedLWLockTranche(locks::TRANCHE.as_ptr()));
         watermark::shmem_startup();

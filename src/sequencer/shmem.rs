@@ -30,6 +30,11 @@ pub struct SharedWords {
     /// The durable limits no value of each word passes (`horizon.rs`).
     pub v7_limit: AtomicU64,
     pub v6_limit: AtomicU64,
+    /// The largest wall-clock minus monotonic-clock time seen (ns): the
+    /// reference `uuid_ext.max_lead` counts from is `max(wall, this +
+    /// monotonic)`, a clock that never steps back (`draw.rs`,
+    /// `uuid_ext_core::sequencer::lead`).
+    pub reference: AtomicU64,
     /// The last commit watermark replayed from the WAL (0: none since this
     /// server started), which a standby answers (`watermark.rs`).
     pub replayed_watermark: AtomicU64,
@@ -74,14 +79,15 @@ static PRELOADED: AtomicBool = AtomicBool::new(false);
 impl SharedWords {
     /// A new segment's words at `v7` and `v6`, their limits there (the next
     /// value of either passes them, so the first draw of each writes the
-    /// horizon file).
-    pub fn new(v7: u64, v6: u64) -> Self {
+    /// horizon file), and the reference's offset (`clock::starting_offset`).
+    pub fn new(v7: u64, v6: u64, reference: u64) -> Self {
         SharedWords {
             resets: AtomicU64::new(0),
             v7: AtomicU64::new(v7),
             v6: AtomicU64::new(v6),
             v7_limit: AtomicU64::new(v7),
             v6_limit: AtomicU64::new(v6),
+            reference: AtomicU64::new(reference),
             replayed_watermark: AtomicU64::new(0),
             worker_pid: AtomicI32::new(0),
             writes: HorizonWrites::default(),
@@ -140,6 +146,11 @@ pub fn settled_resets() -> u64 {
 /// The reset count now (odd while a reset lowers the words).
 pub fn resets() -> Option<&'static AtomicU64> {
     shared().map(|w| &w.resets)
+}
+
+/// The offset of the reference the lead over the clock is bounded from.
+pub fn reference() -> Option<&'static AtomicU64> {
+    shared().map(|w| &w.reference)
 }
 
 /// The last watermark replayed from the WAL (0: none).

@@ -7,7 +7,10 @@
 //! and one per prepared transaction. Each announcement carries its database
 //! (`MyDatabaseId`), so `uuid_v7_watermark()` counts only its own
 //! database's by default (`uuid_ext.watermark_scope`). A backend announces in its slot before
-//! its transaction first advances the shared v7 word, and a transaction
+//! its transaction first draws a UUIDv7, whichever word it draws from: a
+//! session with `uuid_ext.monotonicity = backend` announces too, and draws
+//! its process's own word from a floor above the shared word it loaded after
+//! announcing (the argument is the core's). A transaction
 //! callback withdraws the announcement at commit or abort, events PostgreSQL
 //! fires after the transaction has left the proc array, so its end is
 //! visible to any snapshot taken after. At PREPARE TRANSACTION the
@@ -64,8 +67,10 @@ static N_PREPARED: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
     /// The reset count under which this process announced in its current
-    /// transaction (None: it has not).
-    static ANNOUNCED: Cell<Option<u64>> = const { Cell::new(None) };
+    /// transaction, whether it took a floor for draws from its own word
+    /// then, and that floor (0: none, it draws from the shared word); None:
+    /// it has not announced. One thread-local, read once a draw.
+    static ANNOUNCED: Cell<Option<(u64, bool, u64)>> = const { Cell::new(None) };
 }
 
 /// Slots for every regular backend, autovacuum worker, background worker
@@ -216,13 +221,6 @@ fn my_slot() -> Option<Slot<'static>> {
     }
 }
 
-/// Whether announcements are made now: the shared word in use and
-/// `uuid_ext.commit_watermark` on.
-#[inline]
-fn active() -> bool {
-    guc::commit_watermark() && shmem::uses_shared()
-}
-
 /// This backend's database.
 #[inline]
 fn my_database() -> u32 {
@@ -230,20 +228,47 @@ fn my_database() -> u32 {
     unsafe { pg_sys::MyDatabaseId }.into()
 }
 
-/// Before this transaction first advances the shared v7 `word` under the
-/// reset count `resets`, at `clock_ns`: announce. A transaction that
-/// announced before a reset announces again (lower: the reset brought the
-/// word back), so its announcement stays no greater than what it gets.
+/// Before this transaction first draws a UUIDv7 under the reset count
+/// `resets`, at `clock_ns`: announce, when the library is preloaded and
+/// `uuid_ext.commit_watermark` is on, whichever word the session draws from.
+/// Returns the floor of the draw: 0 for one from the shared word; for one
+/// from the process's own word (`uuid_ext.monotonicity = backend`), above
+/// the shared word as loaded after the announcement, so that no reader that
+/// missed the announcement can place the key below its watermark
+/// (`uuid_ext_core::sequencer::watermark`). A transaction that announced
+/// before a reset announces again (lower: the reset brought the word back),
+/// so its announcement stays no greater than what it gets; one that
+/// announced for the shared word and then switches to its own within the
+/// transaction announces again, for its own word (the value announced stays
+/// the smaller), to take the floor.
 #[inline]
-pub fn before_draw(word: &std::sync::atomic::AtomicU64, clock_ns: u64, resets: u64) {
-    if ANNOUNCED.get() == Some(resets) || !active() {
-        return;
+pub fn before_draw(clock_ns: u64, resets: u64, own_word: bool) -> u64 {
+    if let Some((seen, floored, floor)) = ANNOUNCED.get() {
+        if seen == resets && (floored || !own_word) {
+            return floor;
+        }
     }
+    if !guc::commit_watermark() {
+        return 0;
+    }
+    let Some(shared) = shmem::shared() else {
+        return 0;
+    };
     match my_slot() {
         Some(slot) => {
-            slot.announce(word, my_database(), clock_ns / 1_000_000);
-            ANNOUNCED.set(Some(resets));
+            let (database, now_ms) = (my_database(), clock_ns / 1_000_000);
+            let floor = if own_word {
+                slot.announce_for_own_word(&shared.v7, database, now_ms)
+            } else {
+                slot.announce(&shared.v7, database, now_ms);
+                0
+            };
+            ANNOUNCED.set(Some((resets, own_word, floor)));
+            floor
         }
+        // No process that runs SQL lacks a slot (an auxiliary process would):
+        // on its own word it draws unannounced, as the error's hint says.
+        None if own_word => 0,
         None => error::no_watermark_slot(),
     }
 }

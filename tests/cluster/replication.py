@@ -36,7 +36,7 @@ import subprocess
 import time
 
 import watermark
-from pg import GENERATORS, fail, horizon_words, ok, unix_ms, uuid_int, wait_for, word
+from pg import GENERATORS, fail, horizon_words, ok, persisted, unix_ms, uuid_int, wait_for
 
 DAY_MS = 86_400_000
 
@@ -144,7 +144,7 @@ def main(t):
     s4.q("CHECKPOINT")  # a restartpoint: recovery after a restart begins past the records above
     file_after = dict(zip((7, 6), horizon_words(s4.data)))
     for v in GENERATORS:
-        if file_after[v] < word(replayed[v]):
+        if file_after[v] < persisted(replayed[v]):
             fail(f"standby4's horizon file (v{v} {file_after[v]:x}) is below the replayed keys: redo did not write it")
     # A base backup taken from the standby, started on its own a day behind.
     b = t.server("from_standby", clock=True)

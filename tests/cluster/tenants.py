@@ -360,7 +360,7 @@ def test_locked(srv):
     with connect(srv, "tenant_a", "tenant_a") as conn:
         for name, value in (("uuid_ext.durable_margin", "0"), ("uuid_ext.commit_watermark", "off"),
                             ("uuid_ext.durable_wal", "on"), ("uuid_ext.watermark_interval", "1000"),
-                            ("uuid_ext.clock_ahead_warning", "0")):
+                            ("uuid_ext.clock_ahead_warning", "0"), ("uuid_ext.max_lead", "0")):
             must_fail(conn, f"SET {name} = {value}", "55P02", "a server-wide setting")
             must_fail(conn, f"ALTER SYSTEM SET {name} = {value}", "42501", "a server-wide setting")
             must_fail(conn, f"ALTER DATABASE tenant_a SET {name} = {value}", "55P02", "a server-wide setting")
@@ -386,7 +386,7 @@ def test_locked(srv):
         # Its own session's settings are its own.
         conn.execute("SET uuid_ext.monotonicity = backend")
         conn.execute("SET uuid_ext.watermark_scope = server")
-    ok("tenant_a cannot set uuid_ext's five server-wide settings (SET, ALTER SYSTEM, ALTER DATABASE, ALTER ROLE) "
+    ok("tenant_a cannot set uuid_ext's six server-wide settings (SET, ALTER SYSTEM, ALTER DATABASE, ALTER ROLE) "
        "nor alter, replace, drop, take over or move 10 of the extension's objects, nor reset the sequencer "
        "or grant itself the reset; it sets its session's "
        "uuid_ext.monotonicity and uuid_ext.watermark_scope")

@@ -46,7 +46,8 @@ def kill_server(data):
 
 
 def horizon_words(data):
-    """The v7 and v6 words the horizon file in data directory `data` holds."""
+    """The v7 and v6 limits the horizon file in data directory `data` holds:
+    the v7 word, and the v6 word's 60-bit time (see persisted())."""
     text = open(os.path.join(data, "uuid_ext.horizon")).read()
     m = re.search(r"^v7 ([0-9a-f]{16}) .*\nv6 ([0-9a-f]{16}) ", text, re.M)
     if not m:
@@ -61,28 +62,41 @@ def version(u):
     return (u >> 76) & 0xF
 
 
+def v6_time(u):
+    """The 60-bit time of a UUIDv6 (bits 0-47, 52-63): 100 ns since 1582-10-15."""
+    return ((u >> 80) << 12) | ((u >> 64) & 0xFFF)
+
+
 def word(u):
     """The sequencer's word of a UUID uuid_ext made. UUIDv7: 48-bit ms,
     12-bit fraction, 4-bit counter (bits 0-47, 52-63, 66-69). UUIDv6: the
-    60-bit time (bits 0-47, 52-63)."""
+    60-bit time, then the 4-bit counter within its tick at the top of
+    clock_seq (bits 0-47, 52-63, 66-69)."""
     if version(u) == 6:
-        return ((u >> 80) << 12) | ((u >> 64) & 0xFFF)
+        return (v6_time(u) << 4) | ((u >> 58) & 0xF)
     ms = u >> 80
     fraction = (u >> 64) & 0xFFF
     counter = (u >> 58) & 0xF
     return (ms << 16) | (fraction << 4) | counter
 
 
+def persisted(u):
+    """What the horizon file and the WAL keep for the word of a UUID:
+    UUIDv7 its word, UUIDv6 its 60-bit time (horizon_words() reads them)."""
+    return v6_time(u) if version(u) == 6 else word(u)
+
+
 def random_bits(u):
-    """The random bits: UUIDv7's 58 (70-127); UUIDv6's clock sequence and
-    node (66-127, the node's multicast bit always 1)."""
-    return u & ((1 << (62 if version(u) == 6 else 58)) - 1)
+    """The random bits: UUIDv7's 58 (70-127); UUIDv6's 10 of the clock
+    sequence after its counter, and the node (70-127, the node's multicast
+    bit always 1)."""
+    return u & ((1 << 58) - 1)
 
 
 def unix_ms(u):
     """The Unix millisecond a UUIDv7 or UUIDv6 carries."""
     if version(u) == 6:
-        return (word(u) - GREGORIAN_TO_UNIX_100NS) // 10_000
+        return (v6_time(u) - GREGORIAN_TO_UNIX_100NS) // 10_000
     return u >> 80
 
 

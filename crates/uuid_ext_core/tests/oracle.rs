@@ -27,11 +27,13 @@ proptest! {
 
     /// The crate reads our generated UUIDv6s' time as we do.
     #[test]
-    fn v6_time_read_alike(unix_ns in 0u64..=u64::MAX / 2, random in any::<u64>()) {
-        let ours = v6::from_word(v6::candidate(unix_ns), random);
+    fn v6_time_read_alike(unix_ns in 0u64..=u64::MAX / 2, random in any::<u64>(), counter in 0u64..16) {
+        let ours = v6::from_word(v6::candidate(unix_ns) + counter, random);
         let (ticks, clock_seq) = Uuid::from_bytes(ours).get_timestamp().unwrap().to_gregorian();
-        prop_assert_eq!(ticks, v6::word(&ours));
-        prop_assert_eq!(u64::from(clock_seq), (random >> 48) & 0x3fff);
+        prop_assert_eq!(ticks, v6::time_of_word(v6::word(&ours)));
+        prop_assert_eq!(v6::word(&ours), v6::candidate(unix_ns) + counter);
+        // clock_seq: the counter within the tick, then 10 random bits.
+        prop_assert_eq!(u64::from(clock_seq), (counter << 10) | ((random >> 48) & 0x3ff));
         let (secs, nanos) = Uuid::from_bytes(ours).get_timestamp().unwrap().to_unix();
         let us = secs as i64 * 1_000_000 + i64::from(nanos / 1000);
         prop_assert_eq!(timestamp::unix_us(&ours), Some(us));

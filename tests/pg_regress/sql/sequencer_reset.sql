@@ -16,6 +16,18 @@ SELECT uuid_ext_info() -> 'clock_ahead_warning_ms' AS threshold_ms,
 SELECT (uuid_ext_info() -> 'ahead_of_clock_ms' ->> 'v7')::bigint < 60000 AS v7_close,
        (uuid_ext_info() -> 'ahead_of_clock_ms' ->> 'v6')::bigint < 60000 AS v6_close;
 
+-- The bound on how far draws may take a word ahead of the clock: a server
+-- setting (postgresql.conf, a reload), which no session changes.
+SHOW uuid_ext.max_lead;
+SELECT context, vartype, unit, boot_val, min_val, max_val FROM pg_settings WHERE name = 'uuid_ext.max_lead';
+SET uuid_ext.max_lead = 0;
+-- A burst in one statement stays within it.
+SELECT count(DISTINCT u) AS made,
+       max(public.uuid_extract_timestamp(u)) - clock_timestamp() < interval '100 ms' AS v6_within_bound
+FROM (SELECT uuid_generate_v6() AS u FROM generate_series(1, 200000)) s;
+SELECT (uuid_ext_info() -> 'ahead_of_clock_ms' ->> 'v6')::bigint <= 100 AS v6_within_bound,
+       (uuid_ext_info() -> 'ahead_of_clock_ms' ->> 'v7')::bigint <= 100 AS v7_within_bound;
+
 -- Only superusers may reset (EXECUTE is revoked from PUBLIC).
 CREATE ROLE reset_tester;
 SET ROLE reset_tester;

@@ -55,11 +55,42 @@ COMMIT;
 SET uuid_ext.watermark_scope = cluster;
 RESET uuid_ext.watermark_scope;
 
--- Where there is no server-wide order to watch: an error naming the setting.
+-- A session on its own word (uuid_ext.monotonicity = backend) announces
+-- too: whatever a session sets, its keys are covered. Its transaction holds
+-- the watermark at or below its first key (read here in the same
+-- transaction, back on the shared word), and its keys are above the shared
+-- word's value when it announced; once it has ended, the next UUIDv7 from
+-- the shared sequencer moves the watermark past them.
+SELECT uuid_generate_v7() AS shared_before \gset
+SET uuid_ext.monotonicity = backend;
+SELECT uuid_ext_info() -> 'commit_watermark' AS commit_watermark;
+BEGIN;
+SELECT uuid_generate_v7() AS mine \gset
+SELECT uuid_generate_v7() AS mine2 \gset
+SELECT uuid_ext_info() -> 'oldest_announcement_age_ms' IS NOT NULL AS announced,
+       :'mine'::uuid > :'shared_before'::uuid AS above_the_shared_word;
+SET LOCAL uuid_ext.monotonicity = shared;
+SELECT uuid_v7_watermark() <= :'mine'::uuid AS held;
+COMMIT;
+RESET uuid_ext.monotonicity;
+SELECT uuid_generate_v7() IS NOT NULL AS drawn;
+SELECT uuid_v7_watermark() > :'mine2'::uuid AS released_past_its_keys;
+-- A transaction that announced on the shared word and then switches to its
+-- own still holds the watermark at or below every key it makes.
+BEGIN;
+SELECT uuid_generate_v7() AS first \gset
+SET LOCAL uuid_ext.monotonicity = backend;
+SELECT uuid_generate_v7() AS mine \gset
+SET LOCAL uuid_ext.monotonicity = shared;
+SELECT uuid_v7_watermark() <= :'first'::uuid AND :'first'::uuid < :'mine'::uuid AS held;
+ROLLBACK;
+SELECT uuid_generate_v7() IS NOT NULL AS drawn;
+SELECT uuid_v7_watermark() > :'mine'::uuid AS released_at_rollback;
+
+-- A session on its own word cannot read the watermark: an error naming the setting.
 SET uuid_ext.monotonicity = backend;
 SELECT uuid_v7_watermark();
 \echo :LAST_ERROR_SQLSTATE
-SELECT uuid_ext_info() -> 'commit_watermark' AS commit_watermark;
 RESET uuid_ext.monotonicity;
 
 DROP EXTENSION uuid_ext;

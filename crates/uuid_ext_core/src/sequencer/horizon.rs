@@ -143,12 +143,16 @@ pub fn v7_margin(margin_ms: u64) -> u64 {
     margin_ms.saturating_mul(v7::WORD_UNITS_PER_MS)
 }
 
-/// A margin in milliseconds as UUIDv6 word units (100 ns ticks).
+/// A margin in milliseconds as UUIDv6 word units (16 a 100 ns tick).
 pub fn v6_margin(margin_ms: u64) -> u64 {
-    margin_ms.saturating_mul(10_000)
+    margin_ms.saturating_mul(10_000 * v6::WORD_UNITS_PER_TICK)
 }
 
-/// The limits of both words, as the file and a WAL record hold them.
+/// The limits of both words, in word units. The file and a WAL record hold
+/// them too, the v6 limit there as its 60-bit time ([`v6::persisted`]): the
+/// unit of 0.8.0 and earlier, so that a file or a record either release
+/// wrote is read right by the other. A kept time is read back as the last
+/// word of its tick ([`v6::from_persisted`]), never below the limit written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
     pub v7: u64,
@@ -174,14 +178,15 @@ fn check(body: &str) -> String {
     digest[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The file's text: a header, the two limits in hex with the times they
-/// mean (for a person reading it; ignored when read back), and a checksum
-/// of the lines above it.
+/// The file's text: a header, the two limits in hex (the v7 word, the v6
+/// word's 60-bit time) with the times they mean (for a person reading it;
+/// ignored when read back), and a checksum of the lines above it.
 pub fn encode(limits: &Limits) -> String {
     let (v7_time, v6_time) = (v7_time(limits.v7), v6_time(limits.v6));
     let body = format!(
         "{MAGIC}\nv7 {:016x} {v7_time}\nv6 {:016x} {v6_time}\n",
-        limits.v7, limits.v6
+        limits.v7,
+        v6::persisted(limits.v6)
     );
     let sum = check(&body);
     format!("{body}check {sum}\n")
@@ -192,9 +197,9 @@ pub fn v7_time(word: u64) -> String {
     timestamp::format_unix_ns(i128::from(word / v7::WORD_UNITS_PER_MS) * 1_000_000)
 }
 
-/// The time a UUIDv6 word (100 ns since 1582) carries, as UTC text.
+/// The time a UUIDv6 word (its tick of 100 ns since 1582) carries, as UTC text.
 pub fn v6_time(word: u64) -> String {
-    timestamp::format_unix_ns(timestamp::unix_ns_of_gregorian(word))
+    timestamp::format_unix_ns(timestamp::unix_ns_of_gregorian(v6::time_of_word(word)))
 }
 
 /// Why a file's contents were not accepted.
@@ -236,7 +241,7 @@ pub fn decode(data: &[u8]) -> Result<Limits, Corrupt> {
     };
     let limits = Limits {
         v7: field("v7", v7::MAX_WORD)?,
-        v6: field("v6", v6::MAX_WORD)?,
+        v6: v6::from_persisted(field("v6", v6::MAX_TIME)?),
     };
     if lines.next().is_some() {
         return Err(Corrupt("extra lines"));
@@ -380,6 +385,7 @@ mod tests {
             target(v6::MAX_WORD - 5, v6_margin(1_000), v6::MAX_WORD),
             v6::MAX_WORD
         );
+        assert_eq!(v6::MAX_WORD, u64::MAX);
         assert_eq!(target(u64::MAX - 1, v7_margin(1_000), u64::MAX), u64::MAX);
         assert_eq!(target(100, 10, u64::MAX), 110);
         // A margin of 0 still covers the value asked for.
@@ -502,24 +508,79 @@ mod tests {
     #[test]
     fn margins_in_word_units() {
         assert_eq!(v7_margin(1_000), 1_000 << 16);
-        assert_eq!(v6_margin(1_000), 10_000_000);
+        // 10,000,000 ticks of 16 counter steps.
+        assert_eq!(v6_margin(1_000), 10_000_000 << 4);
     }
 
     #[test]
     fn the_file_round_trips() {
+        // A v6 limit at the end of its tick reads back exactly.
         let limits = Limits {
             v7: (1_645_557_742_000u64 << 16) | 0x1234,
-            v6: 0x1EC_9414_C232_AB00,
+            v6: (0x1EC_9414_C232_AB00 << 4) | 0xf,
         };
         let text = encode(&limits);
         assert!(text.starts_with(
-            "uuid_ext sequencer horizon 1\nv7 017f22e279b01234 2022-02-22 19:22:22.000000000+00"
+            "uuid_ext sequencer horizon 1\nv7 017f22e279b01234 2022-02-22 19:22:22.000000000+00\n\
+             v6 01ec9414c232ab00 2022-02-22 19:22:22.000000000+00\n"
         ));
         assert_eq!(decode(text.as_bytes()), Ok(limits));
+        let zero = decode(encode(&Limits::default()).as_bytes()).unwrap();
+        assert_eq!(zero, Limits { v7: 0, v6: 0xf });
+    }
+
+    #[test]
+    fn a_v6_limit_is_kept_as_its_tick_and_read_back_never_lower() {
+        // A limit with a non-zero counter: the file keeps its tick, read
+        // back as the tick's last word, at or above the limit.
+        let tick = 0x1EC_9414_C232_AB00u64;
+        for counter in [0, 1, 7, 0xf] {
+            let limits = Limits {
+                v7: 0,
+                v6: (tick << 4) | counter,
+            };
+            let text = encode(&limits);
+            assert!(text.contains("\nv6 01ec9414c232ab00 "), "{text}");
+            let back = decode(text.as_bytes()).unwrap();
+            assert_eq!(back.v6, (tick << 4) | 0xf);
+            assert!(back.v6 >= limits.v6);
+        }
+        // The last word: the last tick, read back as the last word.
+        let text = encode(&Limits {
+            v7: v7::MAX_WORD,
+            v6: v6::MAX_WORD,
+        });
+        assert!(text.contains("\nv6 0fffffffffffffff "), "{text}");
         assert_eq!(
-            decode(encode(&Limits::default()).as_bytes()),
-            Ok(Limits::default())
+            decode(text.as_bytes()),
+            Ok(Limits {
+                v7: v7::MAX_WORD,
+                v6: v6::MAX_WORD
+            })
         );
+    }
+
+    #[test]
+    fn a_file_of_0_8_0_is_read_as_it_meant() {
+        // 0.8.0 wrote the 60-bit time as the v6 limit (its word): the words
+        // start at the end of that tick, so the next UUIDv6 is above every
+        // UUIDv6 of it, whatever random clock sequence 0.8.0 gave it.
+        let tick = 0x1EC_9414_C232_AB00u64;
+        let body = format!(
+            "{MAGIC}\nv7 017f22e279b01234 x\nv6 {tick:016x} 2022-02-22 19:22:22.000000000+00\n"
+        );
+        let file = format!("{body}check {}\n", check(&body));
+        let limits = decode(file.as_bytes()).unwrap();
+        assert_eq!(limits.v6, (tick << 4) | 0xf);
+        let made_by_0_8_0 = v6::from_parts(tick, 0x3fff, 0xffff_ffff_ffff);
+        assert!(v6::from_word(limits.v6 + 1, 0) > made_by_0_8_0);
+        // And what this release writes, 0.8.0 reads as a tick at or above
+        // every UUIDv6 handed out up to the limit.
+        let written = encode(&Limits {
+            v7: 0,
+            v6: (tick << 4) | 0x9,
+        });
+        assert!(written.contains(&format!("\nv6 {tick:016x} ")));
     }
 
     #[test]

@@ -101,6 +101,7 @@ fn lower(word: &AtomicU64, to: u64) -> Moved {
 mod tests {
     use super::*;
     use crate::sequencer::horizon::Horizon;
+    use crate::sequencer::lead::Open;
     use crate::sequencer::{Session, Stop};
     use std::sync::atomic::AtomicBool;
 
@@ -172,7 +173,10 @@ mod tests {
         let mut s = Session::new();
         count.store(1, Ordering::SeqCst);
         // Seen as 0 by the caller, the count is 1 now: retry, nothing drawn.
-        assert_eq!(s.next_in(&word, &h, 0, CLOCK, u64::MAX), Err(Stop::Reset));
+        assert_eq!(
+            s.next_in(&word, &h, &Open, 0, CLOCK, u64::MAX),
+            Err(Stop::Reset)
+        );
         assert_eq!(word.load(Ordering::Relaxed), AHEAD);
         count.store(2, Ordering::SeqCst);
         assert_eq!(settled(|| count.load(Ordering::Acquire)), 2);
@@ -193,7 +197,7 @@ mod tests {
             let draw = |s: &mut Session| loop {
                 let seen = settled(|| count.load(Ordering::Acquire));
                 let candidate = clock.load(Ordering::SeqCst);
-                match s.next_in(&word, &h, seen, candidate, u64::MAX) {
+                match s.next_in(&word, &h, &Open, seen, candidate, u64::MAX) {
                     Err(Stop::Reset) => continue,
                     other => break other.unwrap(),
                 }

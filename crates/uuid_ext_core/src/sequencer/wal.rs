@@ -23,8 +23,9 @@
 //!   replayed before it; none written after it is above what the reset
 //!   allowed, so nothing brings the old horizon back.
 //!
-//! The payload is big-endian: 16 bytes for a horizon or a reset, 8 for a
-//! watermark.
+//! The payload is big-endian: 16 bytes for a horizon or a reset (the v7
+//! limit, then the v6 limit as its 60-bit time, [`crate::v6::persisted`], as
+//! 0.8.0 and earlier wrote it), 8 for a watermark.
 //! Anything else is refused, never read as a value.
 
 use crate::sequencer::horizon::{self, Limits};
@@ -84,7 +85,7 @@ impl Record {
     pub fn encode(&self) -> Vec<u8> {
         match self {
             Record::Horizon(l) | Record::Reset(l) => {
-                [l.v7.to_be_bytes(), l.v6.to_be_bytes()].concat()
+                [l.v7.to_be_bytes(), v6::persisted(l.v6).to_be_bytes()].concat()
             }
             Record::Watermark(w) => w.to_be_bytes().to_vec(),
         }
@@ -95,13 +96,13 @@ impl Record {
         let word = |at: usize| u64::from_be_bytes(data[at..at + 8].try_into().unwrap());
         match info & INFO_MASK {
             kind @ (INFO_HORIZON | INFO_RESET) if data.len() == 16 => {
-                let limits = Limits {
-                    v7: word(0),
-                    v6: word(8),
-                };
-                if limits.v6 > v6::MAX_WORD {
+                if word(8) > v6::MAX_TIME {
                     return Err(Malformed("UUIDv6 horizon above its 60 bits"));
                 }
+                let limits = Limits {
+                    v7: word(0),
+                    v6: v6::from_persisted(word(8)),
+                };
                 Ok(if kind == INFO_RESET {
                     Record::Reset(limits)
                 } else {
@@ -117,11 +118,12 @@ impl Record {
     /// What `rm_desc` shows: the values and the times they mean.
     pub fn describe(&self) -> String {
         match self {
+            // The v6 limit as the record holds it: its 60-bit time.
             Record::Horizon(l) | Record::Reset(l) => format!(
                 "v7 {:016x} ({}); v6 {:016x} ({})",
                 l.v7,
                 horizon::v7_time(l.v7),
-                l.v6,
+                v6::persisted(l.v6),
                 horizon::v6_time(l.v6)
             ),
             Record::Watermark(w) => {
@@ -156,22 +158,23 @@ mod tests {
 
     #[test]
     fn records_round_trip() {
+        // v6 limits at the end of their tick: what a record reads back as.
         let records = [
             Record::Horizon(Limits {
                 v7: (1_645_557_742_000u64 << 16) | 0x1234,
-                v6: 0x1EC_9414_C232_AB00,
+                v6: (0x1EC_9414_C232_AB00 << 4) | 0xf,
             }),
             Record::Horizon(Limits {
                 v7: v7::MAX_WORD,
                 v6: v6::MAX_WORD,
             }),
-            Record::Horizon(Limits::default()),
+            Record::Horizon(Limits { v7: 0, v6: 0xf }),
             Record::Watermark(0),
             Record::Watermark(u64::MAX),
             Record::Watermark(1_645_557_742_000u64 << 16),
             Record::Reset(Limits {
                 v7: 1_645_557_742_000u64 << 16,
-                v6: 0x1EC_9414_C232_AB00,
+                v6: (0x1EC_9414_C232_AB00 << 4) | 0xf,
             }),
         ];
         for r in records {
@@ -208,7 +211,7 @@ mod tests {
         // A reset is not read as a horizon, nor the other way round.
         assert_eq!(
             Record::decode(INFO_RESET, &horizon),
-            Ok(Record::Reset(Limits { v7: 7, v6: 6 }))
+            Ok(Record::Reset(Limits { v7: 7, v6: 0xf }))
         );
         assert_eq!(
             Record::decode(0x40, &horizon),
@@ -227,16 +230,45 @@ mod tests {
     }
 
     #[test]
+    fn the_v6_limit_travels_as_its_tick_both_ways() {
+        let tick = 0x1EC_9414_C232_AB00u64;
+        // Written: the tick of a limit with a non-zero counter.
+        let data = Record::Horizon(Limits {
+            v7: 1,
+            v6: (tick << 4) | 0x3,
+        })
+        .encode();
+        assert_eq!(&data[8..], &tick.to_be_bytes());
+        // Read, from this release or from 0.8.0 (which wrote its word, the
+        // tick): the tick's last word, never below what was written.
+        assert_eq!(
+            Record::decode(INFO_HORIZON, &data),
+            Ok(Record::Horizon(Limits {
+                v7: 1,
+                v6: (tick << 4) | 0xf
+            }))
+        );
+        // The last tick is the last word, and it round-trips.
+        let last = Record::Reset(Limits {
+            v7: v7::MAX_WORD,
+            v6: v6::MAX_WORD,
+        });
+        assert_eq!(&last.encode()[8..], &v6::MAX_TIME.to_be_bytes());
+        assert_eq!(Record::decode(INFO_RESET, &last.encode()), Ok(last));
+    }
+
+    #[test]
     fn descriptions_a_person_can_read() {
         let r = Record::Horizon(Limits {
             v7: 1_645_557_742_000u64 << 16,
-            v6: 0x1EC_9414_C232_AB00,
+            v6: 0x1EC_9414_C232_AB00 << 4,
         });
         assert_eq!(
             r.describe(),
             "v7 017f22e279b00000 (2022-02-22 19:22:22.000000000+00); \
              v6 01ec9414c232ab00 (2022-02-22 19:22:22.000000000+00)"
         );
+        assert_eq!(describe(INFO_HORIZON, &r.encode()), r.describe());
         assert_eq!(
             Record::Watermark(1_645_557_742_000u64 << 16).describe(),
             "v7 017f22e279b00000 (2022-02-22 19:22:22.000000000+00)"

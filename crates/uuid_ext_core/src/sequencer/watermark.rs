@@ -33,6 +33,21 @@
 //! a slot for prepared transactions, first storing it there and only then
 //! withdrawing it from its own; readers read the backends' slots before the
 //! prepared ones, so one of the two loads sees it.
+//!
+//! **A transaction that draws from a word of its own** (a session with
+//! `uuid_ext.monotonicity = backend`) is covered too
+//! ([`Slot::announce_for_own_word`]): it announces as above, then loads the
+//! shared word again and draws nothing at or below that second load. Why a
+//! reader cannot miss it: the announcement's store, its second load, the
+//! reader's load of the word and its load of the slot are all `SeqCst`. A
+//! reader that did not see the announcement read the slot before it in the
+//! single total order of those operations, so its load of the word, earlier
+//! still, precedes the writer's second load, which therefore reads the
+//! reader's word or a later one (else it would be coherence-ordered before
+//! it, and so earlier in that order): every value the writer draws is above
+//! the reader's word, so not below its watermark. The watermark passes such
+//! a transaction's keys, once it ended, when the shared word passes them
+//! (the next draw from it after them, by any session).
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -88,6 +103,17 @@ impl Slot<'_> {
         value
     }
 
+    /// [`Slot::announce`] for a transaction that draws from a word of its
+    /// own rather than from the shared `word`: announces, then loads `word`
+    /// again, and returns the floor of every value the transaction may draw,
+    /// that second load plus one (see the module's comment for why a reader
+    /// then never misses one of its keys).
+    #[inline]
+    pub fn announce_for_own_word(self, word: &AtomicU64, database: u32, now_ms: u64) -> u64 {
+        self.announce(word, database, now_ms);
+        word.load(Ordering::SeqCst).saturating_add(1)
+    }
+
     /// Withdraws the announcement, once the transaction's end is visible
     /// (the time and database stay until the next announcement replaces
     /// them; no reader looks at them in an empty slot).
@@ -117,7 +143,7 @@ impl Slot<'_> {
     /// and when it was made.
     #[inline]
     pub fn counted(self, scope: Scope) -> Option<(u64, u64)> {
-        let value = self.value.load(Ordering::Acquire);
+        let value = self.value.load(Ordering::SeqCst);
         if value == NONE || !scope.covers(self.database.load(Ordering::Relaxed)) {
             return None;
         }
@@ -165,10 +191,12 @@ impl<'a> Board<'a> {
     pub fn min_announced(&self, scope: Scope) -> u64 {
         // First the smallest of all, as one pass over an array of words
         // takes it (no branch per slot): usually NONE, most slots empty.
+        // SeqCst: a writer on a word of its own relies on it (see the
+        // module's comment); on x86 it is the same plain load.
         let all = self
             .values
             .iter()
-            .map(|v| v.load(Ordering::Acquire))
+            .map(|v| v.load(Ordering::SeqCst))
             .min()
             .unwrap_or(NONE);
         match scope {
@@ -235,7 +263,7 @@ pub fn read(
     scope: Scope,
     prepared: impl FnOnce() -> u64,
 ) -> u64 {
-    let w = word.load(Ordering::Acquire);
+    let w = word.load(Ordering::SeqCst);
     let b = backends.min_announced(scope);
     watermark(w, b.min(prepared()))
 }
@@ -473,5 +501,94 @@ mod tests {
             }
             stop.store(true, Ordering::Relaxed);
         });
+    }
+
+    #[test]
+    fn a_transaction_on_a_word_of_its_own_is_covered() {
+        // One slot: the transaction announces, then draws from its own word,
+        // which lags the shared one (its clock is behind, say).
+        let shared = AtomicU64::new(1_000);
+        let own = AtomicU64::new(10);
+        let slots = Slots::new(1);
+        let floor = slots.slot(0).announce_for_own_word(&shared, DB, 1);
+        assert_eq!(floor, 1_001);
+        assert_eq!(slots.slot(0).counted(HERE), Some((1_001, 1)));
+        let mut s = Session::new();
+        let v = s.next(&own, floor.max(20), u64::MAX).unwrap();
+        assert_eq!(v, 1_001);
+        // Others draw from the shared word: the watermark stays at the
+        // announcement while the transaction is open.
+        shared.store(5_000, Ordering::Relaxed);
+        assert_eq!(read(&shared, &slots.board(), HERE, || NONE), 1_001);
+        slots.slot(0).withdraw();
+        assert_eq!(read(&shared, &slots.board(), HERE, || NONE), 5_001);
+        // Announced for the shared word first, then on its own word: the
+        // second announcement keeps the smaller value and gives the floor.
+        let shared = AtomicU64::new(2_000);
+        slots.slot(0).announce(&shared, DB, 3);
+        shared.store(3_000, Ordering::Relaxed);
+        assert_eq!(slots.slot(0).announce_for_own_word(&shared, DB, 4), 3_001);
+        assert_eq!(slots.slot(0).counted(HERE), Some((2_001, 3)));
+    }
+
+    #[test]
+    fn threads_on_words_of_their_own_never_slip_below_the_watermark() {
+        // A writer on the shared word and three on words of their own
+        // (which lag it: only their floors move them), each publishing the value
+        // of its open transaction; readers check, after each watermark they
+        // compute, that no open transaction holds a value below it.
+        use std::sync::atomic::AtomicBool;
+        let shared = AtomicU64::new(0);
+        let slots = Slots::new(4);
+        let open: Vec<AtomicU64> = (0..4).map(|_| AtomicU64::new(NONE)).collect();
+        let done = AtomicU64::new(0);
+        let stop = AtomicBool::new(false);
+        let checked = AtomicU64::new(0);
+        std::thread::scope(|scope| {
+            for (i, mine) in open.iter().enumerate() {
+                let slot = slots.slot(i);
+                let (shared, done) = (&shared, &done);
+                scope.spawn(move || {
+                    let own = AtomicU64::new(0);
+                    let mut s = Session::new();
+                    for _ in 0..20_000 {
+                        let v = if i == 0 {
+                            slot.announce(shared, DB, 0);
+                            s.next(shared, 0, u64::MAX).unwrap()
+                        } else {
+                            let floor = slot.announce_for_own_word(shared, DB, 0);
+                            s.next(&own, floor, u64::MAX).unwrap()
+                        };
+                        mine.store(v, Ordering::SeqCst);
+                        std::hint::spin_loop();
+                        mine.store(NONE, Ordering::SeqCst);
+                        slot.withdraw();
+                    }
+                    done.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+            for _ in 0..2 {
+                let board = slots.board();
+                let (shared, open, stop, checked) = (&shared, &open, &stop, &checked);
+                scope.spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        let wm = read(shared, &board, HERE, || NONE);
+                        for (i, o) in open.iter().enumerate() {
+                            let v = o.load(Ordering::SeqCst);
+                            assert!(
+                                v == NONE || v >= wm,
+                                "writer {i}'s open value {v} is below the watermark {wm}"
+                            );
+                        }
+                        checked.fetch_add(1, Ordering::Relaxed);
+                    }
+                });
+            }
+            while done.load(Ordering::Relaxed) < 4 {
+                std::thread::yield_now();
+            }
+            stop.store(true, Ordering::Relaxed);
+        });
+        assert!(checked.load(Ordering::Relaxed) > 100);
     }
 }

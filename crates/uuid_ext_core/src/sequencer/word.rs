@@ -11,11 +11,14 @@
 //! asked for in a millisecond than it holds, the word runs ahead of the clock
 //! until the clock catches up. At the word's maximum it stops with
 //! [`Exhausted`] instead of wrapping. With a [`Horizon`] it also never
-//! passes a limit that is on disk (durable order, [`crate::sequencer::horizon`]).
+//! passes a limit that is on disk (durable order, [`crate::sequencer::horizon`]),
+//! and with a [`Ceiling`] never more than a bound ahead of a clock that
+//! never steps back ([`crate::sequencer::lead`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::sequencer::horizon::{Horizon, Unbounded};
+use crate::sequencer::lead::{Ceiling, Open};
 use crate::sequencer::reset;
 
 /// Where a sequencer word lives.
@@ -57,6 +60,10 @@ pub enum Stop<E> {
     /// A reset began or ended since the count the caller saw
     /// ([`crate::sequencer::reset`]): read the count and the clock again, and retry.
     Reset,
+    /// The next value is this many word units above the [`Ceiling`]: wait
+    /// for the clock to move on, read it again, and retry
+    /// ([`crate::sequencer::lead`]).
+    Ahead(u64),
 }
 
 impl<E> From<Exhausted> for Stop<E> {
@@ -85,7 +92,7 @@ pub fn advance_within<W: Word + ?Sized, H: Horizon + ?Sized>(
 ) -> Result<u64, Stop<H::Error>> {
     loop {
         let seen = reset::settled(|| horizon.resets());
-        match advance_seen(word, horizon, seen, floor, max) {
+        match advance_seen(word, horizon, &Open, seen, floor, max) {
             Err(Stop::Reset) => continue,
             other => return other,
         }
@@ -93,11 +100,13 @@ pub fn advance_within<W: Word + ?Sized, H: Horizon + ?Sized>(
 }
 
 /// One attempt of [`advance_within`] for the reset count `seen`: stops with
-/// [`Stop::Reset`] once the count differs, before the word is changed.
+/// [`Stop::Reset`] once the count differs, and with [`Stop::Ahead`] for a
+/// value above `ceiling`, before the word is changed.
 #[inline]
-fn advance_seen<W: Word + ?Sized, H: Horizon + ?Sized>(
+fn advance_seen<W: Word + ?Sized, H: Horizon + ?Sized, C: Ceiling + ?Sized>(
     word: &W,
     horizon: &H,
+    ceiling: &C,
     seen: u64,
     floor: u64,
     max: u64,
@@ -115,6 +124,13 @@ fn advance_seen<W: Word + ?Sized, H: Horizon + ?Sized>(
         };
         if next > max {
             return Err(Stop::Exhausted);
+        }
+        // The cheap comparison first; the reference only above it.
+        if next > ceiling.quick() {
+            let exact = ceiling.exact();
+            if next > exact {
+                return Err(Stop::Ahead(next - exact));
+            }
         }
         if next > horizon.limit() {
             if !horizon.extend(next, seen).map_err(Stop::Horizon)? {
@@ -174,7 +190,7 @@ impl Session {
     ) -> Result<u64, Stop<H::Error>> {
         loop {
             let seen = reset::settled(|| horizon.resets());
-            match self.next_in(word, horizon, seen, candidate, max) {
+            match self.next_in(word, horizon, &Open, seen, candidate, max) {
                 Err(Stop::Reset) => continue,
                 other => return other,
             }
@@ -182,14 +198,16 @@ impl Session {
     }
 
     /// One attempt of [`Session::next_within`] for the even reset count
-    /// `seen` ([`reset::settled`], read before the clock): a session that
-    /// drew before a later reset forgets its last value; [`Stop::Reset`]
-    /// when the count moves meanwhile.
+    /// `seen` ([`reset::settled`], read before the clock), never above
+    /// `ceiling`: a session that drew before a later reset forgets its last
+    /// value; [`Stop::Reset`] when the count moves meanwhile, [`Stop::Ahead`]
+    /// when the value would pass the ceiling (read the clock again, later).
     #[inline]
-    pub fn next_in<W: Word + ?Sized, H: Horizon + ?Sized>(
+    pub fn next_in<W: Word + ?Sized, H: Horizon + ?Sized, C: Ceiling + ?Sized>(
         &mut self,
         word: &W,
         horizon: &H,
+        ceiling: &C,
         seen: u64,
         candidate: u64,
         max: u64,
@@ -199,7 +217,7 @@ impl Session {
             self.resets = seen;
         }
         let floor = candidate.max(self.last.checked_add(1).ok_or(Exhausted)?);
-        let value = advance_seen(word, horizon, seen, floor, max)?;
+        let value = advance_seen(word, horizon, ceiling, seen, floor, max)?;
         self.last = value;
         Ok(value)
     }
@@ -208,7 +226,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{timestamp, v7};
+    use crate::{timestamp, v6, v7};
 
     #[test]
     fn follows_the_clock_when_it_moves_forward() {
@@ -270,11 +288,58 @@ mod tests {
         assert_eq!(word.load(Ordering::Relaxed), v7::MAX_WORD);
         // A fresh session on the exhausted word fails too.
         assert_eq!(Session::new().next(&word, 5, v7::MAX_WORD), Err(Exhausted));
-        // A smaller maximum (v6's 60 bits) stops below u64::MAX.
+        // A smaller maximum stops below u64::MAX.
         let word = AtomicU64::new((1 << 60) - 1);
         assert_eq!(Session::new().next(&word, 0, (1 << 60) - 1), Err(Exhausted));
         assert_eq!(
             Session::new().next(&AtomicU64::new(0), 1 << 60, (1 << 60) - 1),
+            Err(Exhausted)
+        );
+    }
+
+    #[test]
+    fn v6_counter_carries_into_the_next_tick() {
+        // One step from the counter's end within a tick: the last step of
+        // the tick, then the next tick's first, ahead of the clock.
+        let tick = 0x1EC_9414_C232_AB00u64;
+        let word = AtomicU64::new((tick << 4) | 0xe);
+        let mut s = Session::new();
+        let candidate = tick << 4;
+        assert_eq!(
+            s.next(&word, candidate, v6::MAX_WORD),
+            Ok((tick << 4) | 0xf)
+        );
+        let next = s.next(&word, candidate, v6::MAX_WORD).unwrap();
+        assert_eq!(next, (tick + 1) << 4);
+        let (a, b) = (
+            v6::from_word((tick << 4) | 0xf, u64::MAX),
+            v6::from_word(next, 0),
+        );
+        assert!(a < b);
+        assert_eq!(timestamp::v6_time(&b), tick + 1);
+        // Sixteen UUIDv6 from one clock reading share its tick.
+        let word = AtomicU64::new(0);
+        let mut s = Session::new();
+        let got: Vec<u64> = (0..17)
+            .map(|_| s.next(&word, candidate, v6::MAX_WORD).unwrap())
+            .collect();
+        assert!(got[..16].iter().all(|&w| v6::time_of_word(w) == tick));
+        assert_eq!(v6::time_of_word(got[16]), tick + 1);
+    }
+
+    #[test]
+    fn v6_last_tick_is_exhausted_never_a_wrap() {
+        let word = AtomicU64::new(v6::MAX_WORD - 1);
+        let mut s = Session::new();
+        assert_eq!(s.next(&word, 0, v6::MAX_WORD), Ok(v6::MAX_WORD));
+        assert_eq!(
+            timestamp::v6_time(&v6::from_word(v6::MAX_WORD, 0)),
+            v6::MAX_TIME
+        );
+        assert_eq!(s.next(&word, 0, v6::MAX_WORD), Err(Exhausted));
+        assert_eq!(word.load(Ordering::Relaxed), v6::MAX_WORD);
+        assert_eq!(
+            Session::new().next(&word, v6::candidate(0), v6::MAX_WORD),
             Err(Exhausted)
         );
     }
