@@ -97,7 +97,9 @@ def sh(cmd):
 
 def machine(db, origin):
     """Where and when this run measured, as label and value pairs."""
-    cpu = sh("lscpu | sed -n 's/^Model name: *//p'") or platform.processor()
+    # /proc/cpuinfo where lscpu says nothing (the chroot has no /sys).
+    cpu = (sh("lscpu | sed -n 's/^Model name: *//p'")
+           or sh("sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -1") or platform.processor())
     mem = sh("awk '/MemTotal/ {printf \"%.0f GiB\", $2/1048576}' /proc/meminfo")
     osname = sh(". /etc/os-release && echo $PRETTY_NAME")
     # The benchmark's own output files do not count: a run rewrites them.
@@ -105,7 +107,8 @@ def machine(db, origin):
                                                 "':!bench/index.png' ':!bench/results-pg*.json'") else ""
     return [
         ("date", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
-        ("commit", sh("git rev-parse --short HEAD") + dirty),
+        # scripts/bench names it for a run in the chroot, whose copy has no git history.
+        ("commit", os.environ.get("UUID_EXT_BENCH_COMMIT") or sh("git rev-parse --short HEAD") + dirty),
         ("CPU", f"{cpu}, {os.cpu_count()} cores"),
         ("memory", mem),
         ("OS", f"{osname}, Linux {platform.release()}"),

@@ -21,7 +21,8 @@ Checked, as docs/operations.md#citus states them:
               multi-row VALUES, COPY and INSERT ... SELECT from a local table,
               in its server-wide order; the workers make them for INSERT ...
               SELECT between distributed tables, for writes sent to a worker,
-              and for ALTER TABLE ... ADD COLUMN ... DEFAULT, each in its own
+              and for ALTER TABLE ... ADD COLUMN ... DEFAULT, each in its own;
+              each node keeps its own horizon file
   the key     a uuid7 key distributes (5,000 rows over both workers, all
               distinct); a lookup by uuid7 and by uuid goes to one shard
               (EXPLAIN: Task Count 1) and finds its row; a uuid7 table cannot
@@ -291,6 +292,14 @@ def check_keys(c, ws):
         fail(f"ADD COLUMN ... DEFAULT: {filled} values found on the workers' shards")
     ok(f"ALTER TABLE ... ADD COLUMN ... DEFAULT uuid_generate_v7(): each worker fills the {filled} rows of its "
        "shards, every value between that worker's keys made just before and after (each worker its own order)")
+
+    # What keeps each node's order across restarts is its own too.
+    for srv in (c, *ws):
+        if srv.q("SELECT uuid_ext_info() ->> 'durable'") != "true" or \
+                not os.path.exists(os.path.join(srv.data, "uuid_ext.horizon")):
+            fail(f"{srv.name} keeps no horizon of its own")
+    ok("each node keeps its own durable order: uuid_ext_info() says durable on each, and each writes the "
+       "horizon file in its own data directory")
 
 
 def check_distribution(c, ws):
