@@ -23,6 +23,7 @@
 //! The tests check it against `fpe`'s own `FlexibleNumeralString`.
 
 use aes::Aes256Enc;
+use aes_kw::{KeyInit, KwAes256};
 use fpe::ff1::{NumeralString, Operations, FF1};
 use sha2::{Digest, Sha256};
 
@@ -95,6 +96,33 @@ pub fn tweak(context: &[u8]) -> Vec<u8> {
     t.push(0);
     t.extend_from_slice(context);
     t
+}
+
+/// A key wrapped for another node of a Citus cluster: AES-256 key wrap
+/// (RFC 3394, NIST SP 800-38F's KW, from the `aes-kw` crate) of the 32
+/// bytes under the cluster key, 40 bytes (docs/facade.md#on-a-citus-cluster).
+pub const WRAPPED_LEN: usize = KEY_LEN + 8;
+
+/// `key` wrapped under `cluster_key`.
+pub fn wrap(cluster_key: &[u8; KEY_LEN], key: &[u8; KEY_LEN]) -> [u8; WRAPPED_LEN] {
+    let mut out = [0u8; WRAPPED_LEN];
+    KwAes256::new(cluster_key.into())
+        .wrap_key(key, &mut out)
+        .expect("32 bytes wrap into 40");
+    out
+}
+
+/// The key `wrapped` holds, or `None` when it was not wrapped under
+/// `cluster_key` (the wrap's integrity check fails) or is not 40 bytes.
+pub fn unwrap(cluster_key: &[u8; KEY_LEN], wrapped: &[u8]) -> Option<[u8; KEY_LEN]> {
+    if wrapped.len() != WRAPPED_LEN {
+        return None;
+    }
+    let mut out = [0u8; KEY_LEN];
+    KwAes256::new(cluster_key.into())
+        .unwrap_key(wrapped, &mut out)
+        .ok()?;
+    Some(out)
 }
 
 /// A key's fingerprint for people to compare (the key table's view, an

@@ -4,7 +4,7 @@
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha12Rng;
 use std::sync::atomic::AtomicU64;
-use uuid_ext_core::facade::{fingerprint, Facade, KEY_LEN, TEST_KEY};
+use uuid_ext_core::facade::{fingerprint, unwrap, wrap, Facade, KEY_LEN, TEST_KEY};
 use uuid_ext_core::{layout, parse, sequencer::Session, timestamp, v7};
 
 /// The published test key: bytes 0x00 to 0x1f.
@@ -184,4 +184,37 @@ fn another_key_or_context_gives_other_faces() {
     }
     assert_eq!((same_key, same_context), (0, 0));
     assert_ne!(fingerprint(&test_key()), fingerprint(&other));
+}
+
+/// The key wrap of keys for other nodes, through our wiring: RFC 3394's
+/// vector for a 256-bit key under a 256-bit key-encryption key (section
+/// 4.6), both ways; a wrong cluster key, a changed byte and a wrong length
+/// unwrap to nothing.
+#[test]
+fn cluster_key_wrap() {
+    let hex = |s: &str| -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    };
+    let kek: [u8; KEY_LEN] =
+        hex("000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F")
+            .try_into()
+            .unwrap();
+    let key: [u8; KEY_LEN] =
+        hex("00112233445566778899AABBCCDDEEFF000102030405060708090A0B0C0D0E0F")
+            .try_into()
+            .unwrap();
+    let wrapped =
+        hex("28C9F404C4B810F4CBCCB35CFB87F8263F5786E2D80ED326CBC7F0E71A99F43BFB988B9B7A02DD21");
+    assert_eq!(wrap(&kek, &key).to_vec(), wrapped);
+    assert_eq!(unwrap(&kek, &wrapped), Some(key));
+    let mut other = kek;
+    other[0] ^= 1;
+    assert_eq!(unwrap(&other, &wrapped), None);
+    let mut changed = wrapped.clone();
+    changed[20] ^= 1;
+    assert_eq!(unwrap(&kek, &changed), None);
+    assert_eq!(unwrap(&kek, &wrapped[..39]), None);
 }

@@ -299,6 +299,33 @@ mod tests {
     }
 
     #[test]
+    fn a_raise_never_passes_what_is_on_disk_either() {
+        let word = AtomicU64::new(0);
+        let h = Recorded::new(1_000);
+        for floor in [10u64, 5_000, 4_000, 123_456] {
+            let v = crate::sequencer::word::raise(&word, &h, 0, floor).unwrap();
+            assert_eq!(v, v.max(floor));
+            assert!(
+                v <= h.on_disk(),
+                "{v} raised above the durable {}",
+                h.on_disk()
+            );
+        }
+        let mut failing = Recorded::new(1_000);
+        failing.fail = true;
+        let before = AtomicU64::new(7);
+        assert_eq!(
+            crate::sequencer::word::raise(&before, &failing, 0, 9_999_999),
+            Err(Stop::Horizon("disk full"))
+        );
+        assert_eq!(
+            before.load(Ordering::Relaxed),
+            7,
+            "a failed raise leaves the word"
+        );
+    }
+
+    #[test]
     fn no_value_passes_what_is_on_disk() {
         let word = AtomicU64::new(0);
         let h = Recorded::new(1_000);

@@ -146,6 +146,42 @@ fn advance_seen<W: Word + ?Sized, H: Horizon + ?Sized, C: Ceiling + ?Sized>(
     }
 }
 
+/// Raises `word` to `floor` when it holds less, never past `horizon`'s
+/// limit (raised first, as a draw raises it), and returns what the word
+/// holds then. Nothing is drawn: a word at or above `floor` stays as it is.
+/// For the commit watermark of a node that draws nothing
+/// (docs/ordering.md#on-a-citus-cluster): every later draw is above the
+/// value returned, so a watermark read after it follows the clock, not the
+/// last draw. Stops with [`Stop::Reset`] once the reset count is no longer
+/// `seen`, before the word is changed.
+pub fn raise<W: Word + ?Sized, H: Horizon + ?Sized>(
+    word: &W,
+    horizon: &H,
+    seen: u64,
+    floor: u64,
+) -> Result<u64, Stop<H::Error>> {
+    let mut current = word.load();
+    loop {
+        if horizon.resets() != seen {
+            return Err(Stop::Reset);
+        }
+        if current >= floor {
+            return Ok(current);
+        }
+        if floor > horizon.limit() {
+            if !horizon.extend(floor, seen).map_err(Stop::Horizon)? {
+                return Err(Stop::Reset);
+            }
+            current = word.load();
+            continue;
+        }
+        match word.compare_exchange_weak(current, floor) {
+            Ok(_) => return Ok(floor),
+            Err(actual) => current = actual,
+        }
+    }
+}
+
 /// One session's view of a sequence: the last value it was given.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Session {
@@ -227,6 +263,20 @@ impl Session {
 mod tests {
     use super::*;
     use crate::{timestamp, v6, v7};
+
+    #[test]
+    fn raise_lifts_a_word_below_and_leaves_one_above() {
+        let word = AtomicU64::new(100);
+        assert_eq!(raise(&word, &Unbounded, 0, 500), Ok(500));
+        assert_eq!(word.load(Ordering::Relaxed), 500);
+        // At or above: nothing drawn, nothing moved.
+        assert_eq!(raise(&word, &Unbounded, 0, 500), Ok(500));
+        assert_eq!(raise(&word, &Unbounded, 0, 200), Ok(500));
+        assert_eq!(word.load(Ordering::Relaxed), 500);
+        // The next draw is above what raise returned.
+        let mut s = Session::new();
+        assert_eq!(s.next(&word, 0, u64::MAX), Ok(501));
+    }
 
     #[test]
     fn follows_the_clock_when_it_moves_forward() {
