@@ -467,6 +467,18 @@ def citus(r, t):
                        "`uuid_generate_v7()` key ≤ 1.1 × `bigserial`",
               f"{v7:.2f} s against {sec['bigserial']:.2f} s: **{v7 / sec['bigserial']:.2f}×**",
               v7 / sec["bigserial"] <= 1.1)
+    lk = c.get("lookups")
+    if lk:
+        forms = lk["forms"]
+        by_key = forms["by key"]["ms"]
+        out += ["", f"Lookups through the coordinator: {lk['lookups']:,} statements in one session, each finding one "
+                    f"random row of a table of {lk['rows']:,} rows distributed by its `uuid_generate_v7()` key, with "
+                    "a façade key on every node; the forms alternated; medians of the time per lookup from psql's "
+                    "`\\timing`.", "",
+                "| lookup | per lookup | × by key | runs (ms) |", "|---|---:|---:|---|"]
+        for f, v in forms.items():
+            out.append(f"| {f} | {v['ms']:.3f} ms | {v['ms'] / by_key:.2f} | "
+                       + ", ".join(f"{x:.3f}" for x in v["runs_ms"]) + " |")
     return out
 
 

@@ -702,7 +702,53 @@ def citus(psql, nodes, rows, rounds, batch=1000):
     return {"citus": version, "workers": len(workers), "shards": shards, "rows": rows, "rounds": rounds,
             "batch": batch,
             "loads": {m: {k: {"seconds": statistics.median(v), "runs_s": v} for k, v in d.items()}
-                      for m, d in runs.items()}}
+                      for m, d in runs.items()},
+            "lookups": citus_lookups(coordinator, workers, rows // 10, 1000, rounds)}
+
+
+def citus_lookups(coordinator, workers, rows, lookups, rounds):
+    """Lookups through the coordinator in a table of `rows` rows distributed
+    by its v7 key, with a façade key on every node: `lookups` statements in
+    one session, each finding one random row, by its key, by its face
+    through a function that decodes first (docs/facade.md#on-a-citus-cluster:
+    routed to one shard), and by `WHERE id = uuid_facade_to_v7(face)` (sent
+    to every shard); `rounds` rounds, the forms alternated; medians of the
+    per-lookup time from psql's `\\timing`, summed over the statements."""
+    # A throwaway cluster: the cluster key travels as SQL text here, where
+    # docs/facade.md moves it through a pipe.
+    coordinator.q("SELECT uuid_facade_cluster_key_create()")
+    cluster_key = coordinator.q("SELECT encode(uuid_facade_cluster_key_export(), 'hex')")
+    for w in workers:
+        w.q(f"SELECT uuid_facade_cluster_key_import(decode('{cluster_key}', 'hex'))")
+    coordinator.q("SELECT uuid_facade_key_create()")
+    coordinator.q("DROP TABLE IF EXISTS looked")
+    coordinator.q("CREATE TABLE looked (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), n int)")
+    coordinator.q("SELECT create_distributed_table('looked', 'id')")
+    coordinator.q(f"INSERT INTO looked (n) SELECT generate_series(1, {rows})")
+    coordinator.q("CREATE FUNCTION looked_by_face(face uuid) RETURNS SETOF looked LANGUAGE plpgsql STABLE AS $$"
+                  "DECLARE v uuid := uuid_facade_to_v7(face); "
+                  "BEGIN RETURN QUERY SELECT * FROM looked WHERE id = v; END $$")
+    picked = coordinator.q(f"SELECT string_agg(id || ' ' || uuid_v7_to_facade(id), ',') "
+                           f"FROM (SELECT id FROM looked ORDER BY random() LIMIT {lookups}) s").split(",")
+    pairs = [p.split() for p in picked]
+    forms = {
+        "by key": "".join(f"SELECT n FROM looked WHERE id = '{k}';\n" for k, _ in pairs),
+        "by face, through looked_by_face()": "".join(f"SELECT n FROM looked_by_face('{f}');\n" for _, f in pairs),
+        "by face, WHERE id = uuid_facade_to_v7(face)":
+            "".join(f"SELECT n FROM looked WHERE id = uuid_facade_to_v7('{f}');\n" for _, f in pairs),
+    }
+    runs = {f: [] for f in forms}
+    for r in range(rounds):
+        for form in rotated(list(forms), r):
+            out = coordinator.script("\\timing on\n" + forms[form])
+            times = [float(m.group(1)) for m in re.finditer(r"^Time: ([0-9.]+) ms", out, re.M)]
+            if len(times) != lookups:
+                sys.exit(f"lookups {form}: {len(times)} of {lookups} statements timed")
+            runs[form].append(sum(times) / lookups)
+            print(f"  round {r + 1}: lookup {form}: {sum(times) / lookups:.3f} ms each", flush=True)
+    coordinator.q("DROP FUNCTION looked_by_face(uuid); DROP TABLE looked")
+    return {"rows": rows, "lookups": lookups,
+            "forms": {f: {"ms": statistics.median(v), "runs_ms": v} for f, v in runs.items()}}
 
 
 def release_generation(db, rows, rounds):
@@ -895,6 +941,8 @@ def run_section(name, db, a, core_v7, extra):
         for m, per_key in d["loads"].items():
             for k, v in per_key.items():
                 print(f"  {m:18s} {k:20s} {v['seconds']:.2f} s (median)")
+        for f, v in d["lookups"]["forms"].items():
+            print(f"  lookup {f:45s} {v['ms']:.3f} ms each (median)")
         return d
     else:
         sys.exit(f"--only knows: generation, keys, facade, durable, watermark, wal, citus (not {name})")

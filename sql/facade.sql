@@ -66,6 +66,23 @@ CREATE TRIGGER uuid_facade_key_guard
   FOR EACH ROW EXECUTE FUNCTION uuid_facade_key_guard();
 REVOKE EXECUTE ON FUNCTION uuid_facade_key_guard() FROM PUBLIC;
 
+-- The cluster key (docs/facade.md#on-a-citus-cluster): one per database,
+-- on every node of a Citus cluster, under which the coordinator sends the
+-- keys to the workers. Kept as the keys are: bytes for superusers only,
+-- dumped for them only, changed only through its functions.
+CREATE TABLE uuid_facade_cluster_key (
+  key uuid_facade_secret NOT NULL,
+  fingerprint text NOT NULL,
+  created timestamptz NOT NULL
+);
+CREATE UNIQUE INDEX uuid_facade_cluster_key_one ON uuid_facade_cluster_key ((true));
+REVOKE ALL ON uuid_facade_cluster_key FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('uuid_facade_cluster_key',
+  'WHERE (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) SESSION_USER)');
+CREATE TRIGGER uuid_facade_cluster_key_guard
+  BEFORE INSERT OR UPDATE OR DELETE ON uuid_facade_cluster_key
+  FOR EACH ROW EXECUTE FUNCTION uuid_facade_key_guard();
+
 -- The keys without their bytes. (Plain DDL, as the table: the names resolve
 -- while the script's search_path puts pg_catalog first.)
 CREATE VIEW uuid_facade_keys AS
@@ -73,7 +90,8 @@ CREATE VIEW uuid_facade_keys AS
 REVOKE ALL ON uuid_facade_keys FROM PUBLIC;
 
 -- Who may map and manage keys: the extension's owner, who grants it on.
--- Superusers only: moving key bytes between databases.
+-- Superusers only: moving key bytes between databases, the cluster key,
+-- and the workers' side of the coordinator's command.
 REVOKE EXECUTE ON FUNCTION uuid_v7_to_facade(uuid, text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_to_v7(uuid, text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_to_v7(uuid, text, integer) FROM PUBLIC;
@@ -83,6 +101,11 @@ REVOKE EXECUTE ON FUNCTION uuid_facade_key_retire(integer) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_key_drop(integer) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_key_export(integer) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_key_import(bytea) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION uuid_facade_cluster_key_create() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION uuid_facade_cluster_key_export() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION uuid_facade_cluster_key_import(bytea) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION uuid_facade_cluster_sync() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION uuid_facade_key_sync(text, integer[], text[], bytea[], text[], bigint[], bigint[], bigint[]) FROM PUBLIC;
 
 -- The grants to the extension's owner: the façade's functions WITH GRANT
 -- OPTION, and the key table to read (its bytes stay hidden) and insert
@@ -110,14 +133,15 @@ BEGIN
                              'uuid_facade_candidates(pg_catalog.uuid, pg_catalog.text)',
                              'uuid_facade_key_create()',
                              'uuid_facade_key_retire(pg_catalog.int4)',
-                             'uuid_facade_key_drop(pg_catalog.int4)'] LOOP
+                             'uuid_facade_key_drop(pg_catalog.int4)',
+                             'uuid_facade_cluster_sync()'] LOOP
       EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s.%s TO %s WITH GRANT OPTION',
                                 ext, f, owner::pg_catalog.regrole);
     END LOOP;
     EXECUTE pg_catalog.format('GRANT SELECT ON %s.uuid_facade_keys TO %s WITH GRANT OPTION',
                               ext, owner::pg_catalog.regrole);
-    EXECUTE pg_catalog.format('GRANT SELECT, INSERT ON %s.uuid_facade_key TO %s',
-                              ext, owner::pg_catalog.regrole);
+    EXECUTE pg_catalog.format('GRANT SELECT, INSERT ON %s.uuid_facade_key, %s.uuid_facade_cluster_key TO %s',
+                              ext, ext, owner::pg_catalog.regrole);
   END IF;
   PERFORM pg_catalog.set_config('search_path', saved, true);
 END

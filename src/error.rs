@@ -516,6 +516,99 @@ pub fn facade_test_key_warning() {
     .report(PgLogLevel::WARNING);
 }
 
+// --- the façade on a Citus cluster (docs/facade.md#on-a-citus-cluster) -----
+
+const CLUSTER_DOCS: &str = "docs/facade.md#on-a-citus-cluster says how: uuid_facade_cluster_key_create() on the coordinator, moved to each worker with uuid_facade_cluster_key_export() and uuid_facade_cluster_key_import().";
+
+/// 55000: a key function on a Citus worker.
+#[track_caller]
+pub fn facade_keys_on_worker() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "on a Citus worker the facade's keys come from the coordinator".into(),
+        Some("Make, rotate, retire, drop and import keys on the coordinator: each change reaches every worker in the same transaction."),
+        None,
+    )
+}
+
+/// 55000: the cluster key is needed and this database has none.
+#[track_caller]
+pub fn facade_no_cluster_key(function: &str) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!("{function} needs this database's facade cluster key, and this node has none"),
+        Some("On a Citus cluster the facade's keys travel to the workers wrapped under a cluster key every node holds."),
+        Some(CLUSTER_DOCS),
+    )
+}
+
+/// 55000: a cluster key is there already (another one given or made).
+#[track_caller]
+pub fn facade_cluster_key_exists(print: &str) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!("this database has a facade cluster key already: fingerprint {print}"),
+        Some("A database has one cluster key; every node of the cluster holds the same one."),
+        None,
+    )
+}
+
+/// 55000: a worker's cluster key is not the coordinator's.
+#[track_caller]
+pub fn facade_cluster_key_differs(here: &str, coordinator: &str) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!("this node's facade cluster key (fingerprint {here}) is not the coordinator's ({coordinator})"),
+        None,
+        Some(CLUSTER_DOCS),
+    )
+}
+
+/// 55000: `uuid_facade_cluster_sync()` where there are no workers.
+#[track_caller]
+pub fn facade_not_coordinator() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "uuid_facade_cluster_sync() runs on a Citus coordinator that has workers".into(),
+        None,
+        None,
+    )
+}
+
+/// 55000: `uuid_facade_key_sync()` called where it is not a worker.
+#[track_caller]
+pub fn facade_sync_not_worker() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "uuid_facade_key_sync() is the coordinator's command to a Citus worker, not for calling"
+            .into(),
+        None,
+        None,
+    )
+}
+
+/// 22023: the coordinator's command does not hold what it should.
+#[track_caller]
+pub fn facade_sync_malformed() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+        "uuid_facade_key_sync() was given rows it cannot take (lengths that differ, or a key not wrapped under this node's cluster key)".into(),
+        None,
+        None,
+    )
+}
+
+/// XX000: Citus is in the database but its library's function is missing.
+#[track_caller]
+pub fn facade_citus_missing() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+        "Citus's library does not have the function uuid_ext sends the facade's keys to the workers with".into(),
+        Some("uuid_ext's facade is tested with Citus 14."),
+        None,
+    )
+}
+
 /// 42501: a superuser-only key function called by another role.
 #[track_caller]
 pub fn facade_superuser_only(function: &str) -> ! {

@@ -7,25 +7,47 @@ use pgrx::prelude::*;
 use uuid_ext_core::facade::{fingerprint, KEY_LEN, TEST_KEY};
 use zeroize::Zeroizing;
 
+use super::cluster;
 use super::table::{self, NewRow, Row, State, Table};
 use crate::error;
 
-/// Takes the table's lock against concurrent key changes and returns it
-/// with its rows; in a read-only transaction (a standby's too), 25006 as
-/// for any write.
-fn locked(function: &std::ffi::CStr) -> (Table, Vec<Row>) {
+/// A key change in progress: the table, locked against concurrent key
+/// changes, its rows, and on a Citus coordinator the cluster key the
+/// change goes to the workers under.
+struct Change {
+    table: Table,
+    rows: Vec<Row>,
+    cluster_key: Option<zeroize::Zeroizing<[u8; KEY_LEN]>>,
+}
+
+/// Begins a key change; in a read-only transaction (a standby's too),
+/// 25006 as for any write; on a Citus worker, 55000.
+fn locked(function: &std::ffi::CStr) -> Change {
     // SAFETY: raises 25006 when the transaction is read-only.
     unsafe { pg_sys::PreventCommandIfReadOnly(function.as_ptr()) };
+    let cluster_key = cluster::before_change();
     let table = table::table();
     table::lock(&table);
     let (rows, _) = table.rows();
-    (table, rows)
+    Change {
+        table,
+        rows,
+        cluster_key,
+    }
+}
+
+impl Change {
+    /// Ends it: on a Citus coordinator every worker gets the keys.
+    fn done(self) {
+        cluster::after_change(&self.table, self.cluster_key.as_ref());
+    }
 }
 
 /// Adds `key` as the current key, the current one (if any) becoming
 /// retired; its id is one more than the largest before.
 fn add_current(function: &std::ffi::CStr, key: &[u8; KEY_LEN]) -> i32 {
-    let (table, rows) = locked(function);
+    let change = locked(function);
+    let (table, rows) = (&change.table, &change.rows);
     if let Some(same) = rows.iter().find(|r| r.key.as_deref() == Some(key)) {
         error::facade_key_duplicate(same.id);
     }
@@ -43,6 +65,7 @@ fn add_current(function: &std::ffi::CStr, key: &[u8; KEY_LEN]) -> i32 {
         key: Some(key),
         fingerprint: &fingerprint(key),
     });
+    change.done();
     id
 }
 
@@ -72,11 +95,14 @@ fn existing(rows: &[Row], key_id: i32) -> State {
 /// A retired key stays retired; a dropped one is 22023.
 #[pg_extern(volatile, strict, parallel_unsafe)]
 fn uuid_facade_key_retire(key_id: i32) {
-    let (table, rows) = locked(c"uuid_facade_key_retire()");
-    match existing(&rows, key_id) {
+    let change = locked(c"uuid_facade_key_retire()");
+    match existing(&change.rows, key_id) {
         State::Retired => {}
         State::Dropped => error::facade_key_not_live(key_id, true),
-        State::Current => table.update(|id, _| id == key_id, State::Retired),
+        State::Current => {
+            change.table.update(|id, _| id == key_id, State::Retired);
+            change.done();
+        }
     }
 }
 
@@ -87,9 +113,10 @@ fn uuid_facade_key_retire(key_id: i32) {
 /// (docs/facade.md#keys). Dropping a dropped key does nothing.
 #[pg_extern(volatile, strict, parallel_unsafe)]
 fn uuid_facade_key_drop(key_id: i32) {
-    let (table, rows) = locked(c"uuid_facade_key_drop()");
-    if existing(&rows, key_id) != State::Dropped {
-        table.update(|id, _| id == key_id, State::Dropped);
+    let change = locked(c"uuid_facade_key_drop()");
+    if existing(&change.rows, key_id) != State::Dropped {
+        change.table.update(|id, _| id == key_id, State::Dropped);
+        change.done();
     }
 }
 

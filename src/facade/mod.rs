@@ -8,6 +8,7 @@
 //! the extension's owner, who grants it on (sql/facade.sql). A `uuid7`
 //! argument reaches them through its implicit cast to `uuid`.
 
+pub mod cluster;
 pub mod keys;
 pub mod manage;
 pub mod secret;
@@ -101,5 +102,10 @@ extension_sql_file!(
         manage::uuid_facade_key_drop,
         manage::uuid_facade_key_export,
         manage::uuid_facade_key_import,
+        cluster::uuid_facade_cluster_key_create,
+        cluster::uuid_facade_cluster_key_export,
+        cluster::uuid_facade_cluster_key_import,
+        cluster::uuid_facade_cluster_sync,
+        cluster::uuid_facade_key_sync,
     ],
 );

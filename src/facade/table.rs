@@ -30,7 +30,7 @@ pub enum State {
 }
 
 impl State {
-    fn parse(s: &[u8]) -> State {
+    pub fn parse(s: &[u8]) -> State {
         match s {
             b"current" => State::Current,
             b"retired" => State::Retired,
@@ -38,7 +38,7 @@ impl State {
         }
     }
 
-    fn name(self) -> &'static CStr {
+    pub fn name(self) -> &'static CStr {
         match self {
             State::Current => c"current",
             State::Retired => c"retired",
@@ -53,6 +53,11 @@ pub struct Row {
     pub state: State,
     /// None for a dropped key.
     pub key: Option<Zeroizing<[u8; KEY_LEN]>>,
+    pub fingerprint: String,
+    /// PostgreSQL's timestamps (microseconds since 2000).
+    pub created: i64,
+    pub retired: Option<i64>,
+    pub dropped: Option<i64>,
 }
 
 /// The columns' numbers, found by name.
@@ -119,34 +124,60 @@ fn extension_schema(extension: pg_sys::Oid) -> pg_sys::Oid {
     }
 }
 
-/// The installed extension's key table: the relation named
-/// `uuid_facade_key` in the extension's schema that is a member of the
-/// extension (the only one: a schema holds one relation of a name).
-pub fn table() -> Table {
+/// The installed extension: its OID and its schema.
+pub struct Extension {
+    pub oid: pg_sys::Oid,
+    pub schema: pg_sys::Oid,
+}
+
+/// The installed extension of this database (55000 when there is none).
+pub fn extension() -> Extension {
+    // SAFETY: a catalog lookup by name.
+    let oid = unsafe { pg_sys::get_extension_oid(c"uuid_ext".as_ptr(), true) };
+    if oid == pg_sys::InvalidOid {
+        error::facade_table_missing();
+    }
+    Extension {
+        oid,
+        schema: extension_schema(oid),
+    }
+}
+
+/// The table named `name` in the extension's schema that is a member of
+/// the extension (the only relation of that name there: a schema holds
+/// one), or None.
+pub fn member(extension: &Extension, name: &CStr) -> Option<pg_sys::Oid> {
     // SAFETY: catalog lookups by OID and by name within one schema.
     unsafe {
-        let extension = pg_sys::get_extension_oid(c"uuid_ext".as_ptr(), true);
-        if extension == pg_sys::InvalidOid {
-            error::facade_table_missing();
-        }
-        let schema = extension_schema(extension);
-        let oid = pg_sys::get_relname_relid(c"uuid_facade_key".as_ptr(), schema);
-        if oid == pg_sys::InvalidOid
-            || pg_sys::get_rel_relkind(oid) != pg_sys::RELKIND_RELATION as std::ffi::c_char
-            || pg_sys::getExtensionOfObject(pg_sys::RelationRelationId, oid) != extension
-        {
-            error::facade_table_missing();
-        }
-        let column = |name: &CStr| {
-            let n = pg_sys::get_attnum(oid, name.as_ptr());
-            if n <= 0 {
-                error::facade_table_unreadable(&format!(
-                    "uuid_facade_key has no column {}",
-                    name.to_string_lossy()
-                ));
-            }
-            n as usize - 1
-        };
+        let oid = pg_sys::get_relname_relid(name.as_ptr(), extension.schema);
+        (oid != pg_sys::InvalidOid
+            && pg_sys::get_rel_relkind(oid) == pg_sys::RELKIND_RELATION as std::ffi::c_char
+            && pg_sys::getExtensionOfObject(pg_sys::RelationRelationId, oid) == extension.oid)
+            .then_some(oid)
+    }
+}
+
+/// The position of column `name` of table `oid` (an error when missing).
+pub fn column(oid: pg_sys::Oid, name: &CStr) -> usize {
+    // SAFETY: a catalog lookup by OID and name.
+    let n = unsafe { pg_sys::get_attnum(oid, name.as_ptr()) };
+    if n <= 0 {
+        error::facade_table_unreadable(&format!(
+            "a table of the facade has no column {}",
+            name.to_string_lossy()
+        ));
+    }
+    n as usize - 1
+}
+
+/// The installed extension's key table, `uuid_facade_key`.
+pub fn table() -> Table {
+    let extension = extension();
+    let oid =
+        member(&extension, c"uuid_facade_key").unwrap_or_else(|| error::facade_table_missing());
+    let column = |name| column(oid, name);
+    // SAFETY: catalog lookups by OID.
+    unsafe {
         let key_type = match pg_sys::get_atttype(oid, (column(c"key") + 1) as _) {
             t if t == pg_sys::BYTEAOID => KeyType::Bytea,
             t if pg_sys::get_typlen(t) == KEY_LEN as i16 => KeyType::Secret,
@@ -290,7 +321,26 @@ impl Table {
                 }
                 k
             });
-            Row { id, state, key }
+            let text = |i: usize| {
+                if nulls[i] {
+                    String::new()
+                } else {
+                    let t = pg_sys::text_to_cstring(values[i].cast_mut_ptr());
+                    let s = CStr::from_ptr(t).to_string_lossy().into_owned();
+                    pg_sys::pfree(t.cast());
+                    s
+                }
+            };
+            let time = |i: usize| (!nulls[i]).then(|| values[i].value() as i64);
+            Row {
+                id,
+                state,
+                key,
+                fingerprint: text(c.fingerprint),
+                created: time(c.created).unwrap_or(0),
+                retired: time(c.retired),
+                dropped: time(c.dropped),
+            }
         }
     }
 
@@ -312,6 +362,20 @@ impl Table {
             rows.sort_by_key(|r| std::cmp::Reverse(r.id));
             (rows, latest)
         }
+    }
+}
+
+/// Calls `f` with each row of table `oid` (values and nulls, valid only
+/// during the call) as the latest snapshot shows them.
+pub fn read(oid: pg_sys::Oid, mut f: impl FnMut(&[pg_sys::Datum], &[bool])) {
+    // SAFETY: the table is opened, scanned and closed here; the lock is
+    // kept until the transaction ends, as a query's would be.
+    unsafe {
+        let rel = pg_sys::table_open(oid, pg_sys::AccessShareLock as _);
+        let snap = Snap::take();
+        scan(rel, snap.snapshot, |values, nulls, _| f(values, nulls));
+        drop(snap);
+        pg_sys::table_close(rel, pg_sys::NoLock as _);
     }
 }
 
@@ -339,34 +403,115 @@ pub struct NewRow<'a> {
     pub fingerprint: &'a str,
 }
 
-/// One write: the executor's state for one row of the table, opened and
-/// closed around `f` (as logical replication's apply does), with the
-/// guard's flag set. Every other backend's key cache is dropped when the
-/// transaction commits, this one's at once.
-unsafe fn write<R>(
-    table: &Table,
-    f: impl FnOnce(pg_sys::Relation, *mut pg_sys::EState, *mut pg_sys::ResultRelInfo) -> R,
-) -> R {
+/// The executor's state for writing one table (as logical replication's
+/// apply builds it), with the guard's flag set while it lives.
+pub struct Writer {
+    rel: pg_sys::Relation,
+    estate: *mut pg_sys::EState,
+    info: *mut pg_sys::ResultRelInfo,
+    epq: *mut pg_sys::EPQState,
+}
+
+impl Writer {
+    fn natts(&self) -> usize {
+        // SAFETY: the relation is open.
+        unsafe { (*(*self.rel).rd_att).natts as usize }
+    }
+
+    /// Adds a row of `values` (column position, value or NULL; columns not
+    /// named are NULL).
+    pub fn insert(&mut self, values: &[(usize, Option<pg_sys::Datum>)]) {
+        // SAFETY: one row of the table's columns in a virtual slot, then the
+        // executor's insert (constraints, indexes, row triggers).
+        unsafe {
+            let slot = pg_sys::ExecInitExtraTupleSlot(
+                self.estate,
+                (*self.rel).rd_att,
+                &pg_sys::TTSOpsVirtual,
+            );
+            pg_sys::ExecClearTuple(slot);
+            let n = self.natts();
+            let datums = std::slice::from_raw_parts_mut((*slot).tts_values, n);
+            let nulls = std::slice::from_raw_parts_mut((*slot).tts_isnull, n);
+            nulls.fill(true);
+            for &(i, v) in values {
+                if let Some(d) = v {
+                    datums[i] = d;
+                    nulls[i] = false;
+                }
+            }
+            pg_sys::ExecStoreVirtualTuple(slot);
+            pg_sys::ExecSimpleRelationInsert(self.info, self.estate, slot);
+        }
+    }
+
+    /// Changes every row `pick` chooses, as the latest snapshot shows them
+    /// (under the table's lock): `change` rewrites its values and nulls.
+    pub fn update(
+        &mut self,
+        mut pick: impl FnMut(&[pg_sys::Datum], &[bool]) -> bool,
+        mut change: impl FnMut(&mut [pg_sys::Datum], &mut [bool]),
+    ) {
+        // SAFETY: each chosen row is copied out of the scan, then replaced
+        // through the executor's update (constraints, indexes, row triggers).
+        unsafe {
+            let desc = (*self.rel).rd_att;
+            let mut chosen = Vec::new();
+            scan(
+                self.rel,
+                (*self.estate).es_snapshot,
+                |values, nulls, tuple| {
+                    if pick(values, nulls) {
+                        chosen.push(pg_sys::heap_copytuple(tuple));
+                    }
+                },
+            );
+            let n = self.natts();
+            for tuple in chosen {
+                let old =
+                    pg_sys::ExecInitExtraTupleSlot(self.estate, desc, &pg_sys::TTSOpsHeapTuple);
+                pg_sys::ExecStoreHeapTuple(tuple, old, false);
+                pg_sys::slot_getallattrs(old);
+                let new = pg_sys::ExecInitExtraTupleSlot(self.estate, desc, &pg_sys::TTSOpsVirtual);
+                pg_sys::ExecClearTuple(new);
+                let values = std::slice::from_raw_parts_mut((*new).tts_values, n);
+                let nulls = std::slice::from_raw_parts_mut((*new).tts_isnull, n);
+                values.copy_from_slice(std::slice::from_raw_parts((*old).tts_values, n));
+                nulls.copy_from_slice(std::slice::from_raw_parts((*old).tts_isnull, n));
+                change(values, nulls);
+                pg_sys::ExecStoreVirtualTuple(new);
+                pg_sys::ExecSimpleRelationUpdate(self.info, self.estate, self.epq, old, new);
+            }
+        }
+    }
+}
+
+/// One write of table `oid` (locked by the caller against other changes
+/// of it): `f` gets the executor's state, opened and closed around it, with
+/// the guard's flag set. Every other backend's key cache is dropped when
+/// the transaction commits, this one's at once.
+pub fn write<R>(oid: pg_sys::Oid, f: impl FnOnce(&mut Writer) -> R) -> R {
     struct Flag;
     impl Drop for Flag {
         fn drop(&mut self) {
             WRITING.set(false);
         }
     }
-    // SAFETY (the caller's): the table is locked against other key changes.
+    // SAFETY: the executor's state for one relation, set up and torn down
+    // as logical replication's apply does; an ERROR leaves it to the
+    // transaction's cleanup.
     unsafe {
-        let rel = pg_sys::table_open(table.oid, pg_sys::RowExclusiveLock as _);
+        let rel = pg_sys::table_open(oid, pg_sys::RowExclusiveLock as _);
         let estate = pg_sys::CreateExecutorState();
         (*estate).es_output_cid = pg_sys::GetCurrentCommandId(true);
         let snap = Snap::take();
         (*estate).es_snapshot = snap.snapshot;
-        // A range table of this one relation, as logical replication's apply
-        // builds it: what the executor's row path may look up (the updated
-        // columns, a recheck) is there.
+        // A range table of this one relation: what the executor's row path
+        // may look up (the updated columns, a recheck) is there.
         let rte =
             PgBox::<pg_sys::RangeTblEntry>::alloc_node(pg_sys::NodeTag::T_RangeTblEntry).into_pg();
         (*rte).rtekind = pg_sys::RTEKind::RTE_RELATION;
-        (*rte).relid = table.oid;
+        (*rte).relid = oid;
         (*rte).relkind = pg_sys::RELKIND_RELATION as std::ffi::c_char;
         (*rte).rellockmode = pg_sys::RowExclusiveLock as _;
         let range = pg_sys::lappend(ptr::null_mut(), rte.cast());
@@ -384,127 +529,139 @@ unsafe fn write<R>(
             PgBox::<pg_sys::ResultRelInfo>::alloc_node(pg_sys::NodeTag::T_ResultRelInfo).into_pg();
         pg_sys::InitResultRelInfo(info, rel, 1, ptr::null_mut(), 0);
         pg_sys::ExecOpenIndices(info, false);
+        let epq =
+            pg_sys::palloc0(std::mem::size_of::<pg_sys::EPQState>()).cast::<pg_sys::EPQState>();
+        #[cfg(feature = "pg15")]
+        pg_sys::EvalPlanQualInit(epq, estate, ptr::null_mut(), ptr::null_mut(), -1);
+        #[cfg(not(feature = "pg15"))]
+        pg_sys::EvalPlanQualInit(
+            epq,
+            estate,
+            ptr::null_mut(),
+            ptr::null_mut(),
+            -1,
+            ptr::null_mut(),
+        );
         pg_sys::AfterTriggerBeginQuery();
         WRITING.set(true);
         let flag = Flag;
-        let out = f(rel, estate, info);
+        let out = f(&mut Writer {
+            rel,
+            estate,
+            info,
+            epq,
+        });
         drop(flag);
         pg_sys::AfterTriggerEndQuery(estate);
+        pg_sys::EvalPlanQualEnd(epq);
         pg_sys::ExecCloseIndices(info);
         pg_sys::ExecCloseRangeTableRelations(estate);
         pg_sys::ExecResetTupleTable((*estate).es_tupleTable, false);
         pg_sys::FreeExecutorState(estate);
         drop(snap);
         pg_sys::table_close(rel, pg_sys::NoLock as _);
-        pg_sys::CacheInvalidateRelcacheByRelid(table.oid);
+        pg_sys::CacheInvalidateRelcacheByRelid(oid);
         pg_sys::CommandCounterIncrement();
         out
     }
 }
 
 /// A datum of type text holding `s` (palloc'd).
-unsafe fn text_datum(s: &CStr) -> pg_sys::Datum {
+pub fn text_datum(s: &CStr) -> pg_sys::Datum {
     // SAFETY: copies a C string into a new text.
     unsafe { pg_sys::Datum::from(pg_sys::cstring_to_text(s.as_ptr())) }
 }
 
-impl Table {
-    /// Adds a row.
-    pub fn insert(&self, row: NewRow) {
-        let c = self.columns;
-        let fingerprint = std::ffi::CString::new(row.fingerprint).expect("hex has no NUL");
-        // SAFETY: one row of this table's columns into a virtual slot, then
-        // the executor's insert (constraints, indexes, row triggers).
+/// A palloc'd copy of a key, as a datum of `uuid_facade_secret` (or, for
+/// 0.8.0's column, `bytea`); wiped by [`wipe`] once the table has its own.
+pub struct KeyDatum {
+    ptr: *mut u8,
+    header: usize,
+}
+
+impl KeyDatum {
+    fn new(key: &[u8; KEY_LEN], key_type: KeyType) -> KeyDatum {
+        let header = match key_type {
+            KeyType::Secret => 0,
+            KeyType::Bytea => pg_sys::VARHDRSZ,
+        };
+        // SAFETY: a new palloc'd value of the column's type.
         unsafe {
-            write(self, |rel, estate, info| {
-                let slot =
-                    pg_sys::ExecInitExtraTupleSlot(estate, (*rel).rd_att, &pg_sys::TTSOpsVirtual);
-                pg_sys::ExecClearTuple(slot);
-                let n = (*(*rel).rd_att).natts as usize;
-                let values = std::slice::from_raw_parts_mut((*slot).tts_values, n);
-                let nulls = std::slice::from_raw_parts_mut((*slot).tts_isnull, n);
-                nulls.fill(true);
-                let mut put = |i: usize, d: pg_sys::Datum| {
-                    values[i] = d;
-                    nulls[i] = false;
-                };
-                put(c.key_id, pg_sys::Datum::from(row.id));
-                put(c.state, text_datum(row.state.name()));
-                let header = match self.key_type {
-                    KeyType::Secret => 0,
-                    KeyType::Bytea => pg_sys::VARHDRSZ,
-                };
-                let copy = row.key.map(|k| {
-                    let p = pg_sys::palloc(header + KEY_LEN).cast::<u8>();
-                    if header > 0 {
-                        pgrx::set_varsize_4b(p.cast(), (header + KEY_LEN) as i32);
-                    }
-                    ptr::copy_nonoverlapping(k.as_ptr(), p.add(header), KEY_LEN);
-                    p
-                });
-                if let Some(p) = copy {
-                    put(c.key, pg_sys::Datum::from(p));
-                }
-                put(c.fingerprint, text_datum(&fingerprint));
-                put(
-                    c.created,
-                    pg_sys::Datum::from(pg_sys::GetCurrentTransactionStartTimestamp()),
-                );
-                pg_sys::ExecStoreVirtualTuple(slot);
-                pg_sys::ExecSimpleRelationInsert(info, estate, slot);
-                if let Some(p) = copy {
-                    // The table has its own copy now; wipe ours.
-                    ptr::write_bytes(p.add(header), 0, KEY_LEN);
-                }
-            })
+            let ptr = pg_sys::palloc(header + KEY_LEN).cast::<u8>();
+            if header > 0 {
+                pgrx::set_varsize_4b(ptr.cast(), (header + KEY_LEN) as i32);
+            }
+            ptr::copy_nonoverlapping(key.as_ptr(), ptr.add(header), KEY_LEN);
+            KeyDatum { ptr, header }
         }
     }
 
-    /// Changes every row `pick` chooses: `change` gets its state and says
-    /// what the row becomes (its new state; `dropped` also wipes the key
-    /// and dates the drop). A retired or dropped row keeps the first date
-    /// it left `current` on.
+    pub fn secret(key: &[u8; KEY_LEN]) -> KeyDatum {
+        KeyDatum::new(key, KeyType::Secret)
+    }
+
+    pub fn datum(&self) -> pg_sys::Datum {
+        pg_sys::Datum::from(self.ptr)
+    }
+}
+
+impl Drop for KeyDatum {
+    fn drop(&mut self) {
+        // SAFETY: the palloc'd copy made in new(), still allocated (its
+        // memory context outlives the write).
+        unsafe { ptr::write_bytes(self.ptr.add(self.header), 0, KEY_LEN) }
+    }
+}
+
+/// A whole row of the key table, as another node sends it.
+pub struct FullRow {
+    pub id: i32,
+    pub state: State,
+    pub key: Option<Zeroizing<[u8; KEY_LEN]>>,
+    pub fingerprint: String,
+    pub created: i64,
+    pub retired: Option<i64>,
+    pub dropped: Option<i64>,
+}
+
+impl Table {
+    fn key_datum(&self, key: &[u8; KEY_LEN]) -> KeyDatum {
+        KeyDatum::new(key, self.key_type)
+    }
+
+    /// Adds a row, made now.
+    pub fn insert(&self, row: NewRow) {
+        let c = self.columns;
+        let fingerprint = std::ffi::CString::new(row.fingerprint).expect("hex has no NUL");
+        let key = row.key.map(|k| self.key_datum(k));
+        // SAFETY: reads the transaction's start time.
+        let now = unsafe { pg_sys::GetCurrentTransactionStartTimestamp() };
+        write(self.oid, |w| {
+            w.insert(&[
+                (c.key_id, Some(pg_sys::Datum::from(row.id))),
+                (c.state, Some(text_datum(row.state.name()))),
+                (c.key, key.as_ref().map(KeyDatum::datum)),
+                (c.fingerprint, Some(text_datum(&fingerprint))),
+                (c.created, Some(pg_sys::Datum::from(now))),
+            ])
+        });
+    }
+
+    /// Changes every row `pick` chooses to the state `to` (`dropped` also
+    /// wipes the key and dates the drop). A retired or dropped row keeps
+    /// the first date it left `current` on.
     pub fn update(&self, pick: impl Fn(i32, State) -> bool, to: State) {
         let c = self.columns;
-        // SAFETY: under the table's lock, each chosen row is found with the
-        // latest snapshot, and replaced through the executor's update
-        // (constraints, indexes, row triggers).
-        unsafe {
-            write(self, |rel, estate, info| {
-                let desc = (*rel).rd_att;
-                let epq = pg_sys::palloc0(std::mem::size_of::<pg_sys::EPQState>())
-                    .cast::<pg_sys::EPQState>();
-                #[cfg(feature = "pg15")]
-                pg_sys::EvalPlanQualInit(epq, estate, ptr::null_mut(), ptr::null_mut(), -1);
-                #[cfg(not(feature = "pg15"))]
-                pg_sys::EvalPlanQualInit(
-                    epq,
-                    estate,
-                    ptr::null_mut(),
-                    ptr::null_mut(),
-                    -1,
-                    ptr::null_mut(),
-                );
-                let now = pg_sys::Datum::from(pg_sys::GetCurrentTransactionStartTimestamp());
-                let mut chosen = Vec::new();
-                scan(rel, (*estate).es_snapshot, |values, nulls, tuple| {
-                    let row = self.row(values, nulls);
-                    if pick(row.id, row.state) {
-                        chosen.push(pg_sys::heap_copytuple(tuple));
-                    }
-                });
-                for tuple in chosen {
-                    let old =
-                        pg_sys::ExecInitExtraTupleSlot(estate, desc, &pg_sys::TTSOpsHeapTuple);
-                    pg_sys::ExecStoreHeapTuple(tuple, old, false);
-                    pg_sys::slot_getallattrs(old);
-                    let new = pg_sys::ExecInitExtraTupleSlot(estate, desc, &pg_sys::TTSOpsVirtual);
-                    pg_sys::ExecClearTuple(new);
-                    let n = (*desc).natts as usize;
-                    let values = std::slice::from_raw_parts_mut((*new).tts_values, n);
-                    let nulls = std::slice::from_raw_parts_mut((*new).tts_isnull, n);
-                    values.copy_from_slice(std::slice::from_raw_parts((*old).tts_values, n));
-                    nulls.copy_from_slice(std::slice::from_raw_parts((*old).tts_isnull, n));
+        // SAFETY: reads the transaction's start time.
+        let now = pg_sys::Datum::from(unsafe { pg_sys::GetCurrentTransactionStartTimestamp() });
+        write(self.oid, |w| {
+            w.update(
+                // SAFETY: values of this table's rows.
+                |values, nulls| {
+                    let row = unsafe { self.row(values, nulls) };
+                    pick(row.id, row.state)
+                },
+                |values, nulls| {
                     values[c.state] = text_datum(to.name());
                     if nulls[c.retired] {
                         values[c.retired] = now;
@@ -515,11 +672,48 @@ impl Table {
                         values[c.dropped] = now;
                         nulls[c.dropped] = false;
                     }
-                    pg_sys::ExecStoreVirtualTuple(new);
-                    pg_sys::ExecSimpleRelationUpdate(info, estate, epq, old, new);
+                },
+            )
+        });
+    }
+
+    /// Makes the table hold `rows` as they are (each replaces the row of
+    /// its id, or is added): another node's keys. The rows that are not
+    /// current go first, so that the one current key is never two.
+    pub fn put(&self, rows: &[FullRow]) {
+        let c = self.columns;
+        let mut ordered: Vec<&FullRow> = rows.iter().collect();
+        ordered.sort_by_key(|r| (r.state == State::Current, r.id));
+        write(self.oid, |w| {
+            for row in ordered {
+                let fingerprint = std::ffi::CString::new(row.fingerprint.as_str())
+                    .unwrap_or_else(|_| error::facade_table_unreadable("a fingerprint with a NUL"));
+                let key = row.key.as_ref().map(|k| self.key_datum(k));
+                let time = |t: Option<i64>| t.map(pg_sys::Datum::from);
+                let values = [
+                    (c.key_id, Some(pg_sys::Datum::from(row.id))),
+                    (c.state, Some(text_datum(row.state.name()))),
+                    (c.key, key.as_ref().map(KeyDatum::datum)),
+                    (c.fingerprint, Some(text_datum(&fingerprint))),
+                    (c.created, time(Some(row.created))),
+                    (c.retired, time(row.retired)),
+                    (c.dropped, time(row.dropped)),
+                ];
+                let mut found = false;
+                w.update(
+                    |v, n| !n[c.key_id] && v[c.key_id].value() as i32 == row.id,
+                    |v, n| {
+                        found = true;
+                        for &(i, d) in &values {
+                            n[i] = d.is_none();
+                            v[i] = d.unwrap_or(pg_sys::Datum::from(0));
+                        }
+                    },
+                );
+                if !found {
+                    w.insert(&values);
                 }
-                pg_sys::EvalPlanQualEnd(epq);
-            })
-        }
+            }
+        });
     }
 }

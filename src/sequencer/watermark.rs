@@ -34,7 +34,8 @@ use pgrx::prelude::*;
 use uuid_ext_core::sequencer::watermark::{self, Board, Scope, Slot, NONE};
 use uuid_ext_core::v7;
 
-use super::{locks, shmem, wal};
+use super::{draw, locks, shmem, wal};
+use crate::now::clock_ns;
 use crate::{error, guc};
 
 /// A prepared transaction's announcement: its XID (0: free), database,
@@ -312,7 +313,22 @@ fn move_to_prepared(slot: Slot<'_>) {
     }
 }
 
-/// The transaction callback (registered in the postmaster when preloaded).
+/// Withdraws this backend's announcement as its top-level transaction ends.
+fn end_of_transaction() {
+    // A parallel worker's announcement is its leader's to withdraw.
+    // SAFETY: a global PostgreSQL sets at process start.
+    if unsafe { pg_sys::ParallelWorkerNumber } < 0 {
+        if let Some(slot) = my_slot() {
+            if slot.is_announced() {
+                slot.withdraw();
+            }
+        }
+    }
+    ANNOUNCED.set(None);
+}
+
+/// The transaction callback (registered in the postmaster when preloaded):
+/// a prepared transaction's announcement moves to a prepared slot.
 #[pg_guard]
 unsafe extern "C-unwind" fn on_xact_event(
     event: pg_sys::XactEvent::Type,
@@ -320,18 +336,6 @@ unsafe extern "C-unwind" fn on_xact_event(
 ) {
     use pg_sys::XactEvent::*;
     match event {
-        XACT_EVENT_COMMIT | XACT_EVENT_ABORT => {
-            // A parallel worker's announcement is its leader's to withdraw.
-            // SAFETY: a global PostgreSQL sets at process start.
-            if unsafe { pg_sys::ParallelWorkerNumber } < 0 {
-                if let Some(slot) = my_slot() {
-                    if slot.is_announced() {
-                        slot.withdraw();
-                    }
-                }
-            }
-            ANNOUNCED.set(None);
-        }
         XACT_EVENT_PARALLEL_COMMIT | XACT_EVENT_PARALLEL_ABORT => ANNOUNCED.set(None),
         XACT_EVENT_PREPARE => {
             if let Some(slot) = my_slot() {
@@ -343,10 +347,34 @@ unsafe extern "C-unwind" fn on_xact_event(
     }
 }
 
-/// From `_PG_init` in the postmaster: every backend inherits the callback.
+/// The resource-release callback: a commit or abort withdraws the
+/// announcement when the top-level transaction's resources are released,
+/// which is after every transaction callback has run. Another extension's
+/// callback may still finish the transaction's work there: Citus commits
+/// the workers' prepared parts of a distributed transaction in its
+/// commit callback, which runs after ours (it is loaded first), so a
+/// withdrawal in ours would let a poller pass a key whose row a worker has
+/// not committed yet (docs/ordering.md#the-commit-watermark).
+#[pg_guard]
+unsafe extern "C-unwind" fn on_release(
+    phase: pg_sys::ResourceReleasePhase::Type,
+    _is_commit: bool,
+    is_top_level: bool,
+    _arg: *mut std::ffi::c_void,
+) {
+    if is_top_level && phase == pg_sys::ResourceReleasePhase::RESOURCE_RELEASE_AFTER_LOCKS {
+        end_of_transaction();
+    }
+}
+
+/// From `_PG_init` in the postmaster: every backend inherits the callbacks.
 pub fn init_preloaded() {
-    // SAFETY: registers a callback with PostgreSQL's transaction manager.
-    unsafe { pg_sys::RegisterXactCallback(Some(on_xact_event), std::ptr::null_mut()) };
+    // SAFETY: registers callbacks with PostgreSQL's transaction manager and
+    // resource owners.
+    unsafe {
+        pg_sys::RegisterXactCallback(Some(on_xact_event), std::ptr::null_mut());
+        pg_sys::RegisterResourceReleaseCallback(Some(on_release), std::ptr::null_mut());
+    }
 }
 
 /// The announcements of prepared transactions still in progress that
@@ -437,10 +465,25 @@ fn uuid_v7_watermark() -> Uuid {
     if !guc::commit_watermark() {
         error::watermark_unavailable("uuid_ext.commit_watermark is off");
     }
+    raise_to_clock();
     // The shared word exists (checked above).
     let value =
         current(scope()).unwrap_or_else(|| error::watermark_unavailable("no shared memory"));
     Uuid::from_bytes(v7::from_word(value, 0))
+}
+
+/// Raises the shared UUIDv7 word to the clock, as a draw would but drawing
+/// nothing, so that a watermark with no transaction in progress follows the
+/// clock and not this server's last draw: on a Citus cluster the lowest of
+/// the nodes' watermarks would otherwise stay at the last key of a node
+/// that draws none (docs/ordering.md#on-a-citus-cluster). Through the
+/// durable horizon, as a draw: every later key is above the word, after a
+/// crash too. A reset meanwhile, or a horizon that cannot be raised, leaves
+/// the word, and the watermark is the last draw's, as without it.
+fn raise_to_clock() {
+    let resets = shmem::settled_resets();
+    let (word, limit) = draw::v7_word();
+    let _ = uuid_ext_core::sequencer::word::raise(word, &limit, resets, v7::candidate(clock_ns()));
 }
 
 /// For `uuid_ext_info()`: how long ago the oldest open announcement that
@@ -456,3 +499,10 @@ pub fn oldest_announcement_age_ms(now_ms: u64) -> Option<u64> {
     );
     (oldest != NONE).then(|| now_ms.saturating_sub(oldest))
 }
+
+// The watermark of a Citus cluster, uuid_v7_cluster_watermark(): hand-written.
+extension_sql_file!(
+    "../../sql/cluster_watermark.sql",
+    name = "cluster_watermark",
+    requires = [uuid_v7_watermark],
+);

@@ -1,0 +1,238 @@
+"""The façade on a Citus cluster (docs/facade.md#on-a-citus-cluster).
+
+A coordinator and two workers (citus.py's citus_cluster), every node
+logging every statement (`log_statement = all`, every duration, every
+parameter), a table distributed by its uuid7 key. Checked:
+
+ cluster key  without one, the coordinator makes no key (55000, naming it);
+              made on the coordinator, it moves to each worker through a
+              pipe between two psql (no file), as docs/facade.md shows
+ the same     a key made, rotated, retired, dropped and imported on the
+              coordinator is the same on every node when the statement
+              commits (ids, states, dates, fingerprints), and not before: a
+              rolled-back rotation reaches no worker
+ faces        the faces Citus computes on the workers (a distributed query)
+              are the coordinator's own, before and after each change, and
+              every face decodes, on the workers, to its row
+ refused      a key function on a worker (55000), the workers' side of the
+              command anywhere else (55000) or by another role (42501), a
+              worker whose cluster key differs (the coordinator's change
+              fails, and no node changes)
+ later node   a worker added after the keys were made gets them with one
+              call on the coordinator, uuid_facade_cluster_sync(), once its
+              cluster key is there
+ lookup       WHERE id = uuid_facade_to_v7($1) goes to every shard (Citus
+              routes by a value it knows at planning), the documented
+              function that decodes first goes to one (EXPLAIN: Task Count
+              1), and finds the row
+ logs         no node's log holds a key, in hex or base64, while every
+              worker's log holds the command the keys came in (so the check
+              can fail), and nothing of a key is in any file outside the
+              data directories
+
+Skips where Citus cannot run (citus.py's need_citus).
+"""
+import base64
+import os
+import re
+import subprocess
+
+from citus import add_workers, citus_cluster, need_citus, on_workers, refused, task_count
+from pg import fail, ok
+
+LOG_ALL = ["log_statement = 'all'", "log_min_duration_statement = 0", "log_parameter_max_length = -1"]
+N = 1000
+KEYS = "SELECT string_agg(key_id || ' ' || state || ' ' || fingerprint || ' ' || created || ' ' || " \
+       "coalesce(retired::text, '-') || ' ' || coalesce(dropped::text, '-'), ', ' ORDER BY key_id) " \
+       "FROM uuid_facade_keys"
+
+
+def move_cluster_key(coordinator, worker, db="postgres"):
+    """The documented move: export on the coordinator, import on the worker,
+    through a pipe between two psql, the bytes as COPY data only."""
+    export = subprocess.Popen([*coordinator.psql(db), "-c",
+                               "\\copy (SELECT uuid_facade_cluster_key_export()) TO STDOUT"],
+                              stdout=subprocess.PIPE)
+    r = subprocess.run([*worker.psql(db), "-c", "CREATE TEMP TABLE moving (key bytea)",
+                        "-c", "\\copy moving FROM PSTDIN",
+                        "-c", "SELECT uuid_facade_cluster_key_import(key) FROM moving"],
+                       stdin=export.stdout, capture_output=True, text=True)
+    export.stdout.close()
+    if export.wait() != 0 or r.returncode != 0:
+        fail(f"moving the cluster key to {worker.name}: {r.stdout}{r.stderr}")
+    return r.stdout.strip()
+
+
+def same_everywhere(coordinator, workers, what):
+    """Every node's keys (ids, states, dates, fingerprints) are the coordinator's."""
+    here = coordinator.q(KEYS)
+    for w in workers:
+        there = w.q(KEYS)
+        if there != here:
+            fail(f"{what}: {w.name}'s keys are not the coordinator's:\n  {there}\n  {here}")
+    return here
+
+
+def faces_agree(coordinator, what):
+    """The faces the workers compute (a distributed query) are the ones the
+    coordinator computes for the same keys; each decodes on the workers to
+    its row."""
+    ids = coordinator.q("SELECT string_agg(id::text, ',' ORDER BY n) FROM orders")
+    on_workers_faces = coordinator.q("SELECT string_agg(uuid_v7_to_facade(id)::text, ',' ORDER BY n) FROM orders")
+    here = coordinator.q(f"SELECT string_agg(uuid_v7_to_facade(i)::text, ',' ORDER BY o) "
+                         f"FROM unnest('{{{ids}}}'::uuid[]) WITH ORDINALITY u(i, o)")
+    if on_workers_faces != here:
+        fail(f"{what}: the faces Citus computes on the workers are not the coordinator's")
+    found = coordinator.q("SELECT count(*) FROM orders o WHERE uuid_facade_to_v7(uuid_v7_to_facade(o.id)) = o.id")
+    if found != str(N):
+        fail(f"{what}: {found} of {N} faces decode to their rows on the workers")
+    return here.split(",")
+
+
+def main(t):
+    need_citus(t)
+    coordinator, workers = citus_cluster(t, conf=LOG_ALL)
+    c = coordinator
+    c.q("CREATE EXTENSION uuid_ext")
+    c.q(f"CREATE TABLE orders (id uuid7 PRIMARY KEY DEFAULT uuid_generate_v7(), n int);"
+        f"SELECT create_distributed_table('orders', 'id');"
+        f"INSERT INTO orders (n) SELECT generate_series(1, {N})")
+
+    # The cluster key.
+    refused(c, "SELECT uuid_facade_key_create()", "needs this database's facade cluster key")
+    print_ = c.q("SELECT uuid_facade_cluster_key_create()")
+    for w in workers:
+        refused(w, "SELECT uuid_facade_key_sync('x', '{}', '{}', '{}', '{}', '{}', '{}', '{}')",
+                "needs this database's facade cluster key")
+        if move_cluster_key(c, w) != print_:
+            fail(f"{w.name}'s cluster key has another fingerprint than the coordinator's")
+    refused(c, "SELECT uuid_facade_cluster_key_create()", "has a facade cluster key already")
+    ok(f"without a cluster key the coordinator makes no façade key (55000); the cluster key ({print_}) made on the "
+       "coordinator moved to both workers through a pipe between two psql")
+
+    # Keys made, rotated, retired, dropped and imported: the same everywhere.
+    history = []
+    c.q("SELECT uuid_facade_key_create()")
+    same_everywhere(c, workers, "a key made")
+    history.append(faces_agree(c, "a key made"))
+    c.q("SELECT uuid_facade_key_create()")
+    same_everywhere(c, workers, "a rotation")
+    history.append(faces_agree(c, "a rotation"))
+    if history[0] == history[1]:
+        fail("the rotation did not change the faces")
+    before = same_everywhere(c, workers, "before a rolled-back rotation")
+    c.q("BEGIN; SELECT uuid_facade_key_create(); ROLLBACK")
+    if same_everywhere(c, workers, "a rolled-back rotation") != before:
+        fail("a rolled-back rotation changed the keys")
+    c.q("SELECT uuid_facade_key_retire(1)")
+    same_everywhere(c, workers, "a retired key")
+    c.q("SELECT uuid_facade_key_drop(1)")
+    same_everywhere(c, workers, "a dropped key")
+    c.fresh("elsewhere")
+    c.q("CREATE EXTENSION uuid_ext; SELECT uuid_facade_key_create()", db="elsewhere")
+    export = subprocess.Popen([*c.psql("elsewhere"), "-c", "\\copy (SELECT uuid_facade_key_export(1)) TO STDOUT"],
+                              stdout=subprocess.PIPE)
+    r = subprocess.run([*c.psql(), "-c", "CREATE TEMP TABLE moving (key bytea)", "-c", "\\copy moving FROM PSTDIN",
+                        "-c", "SELECT uuid_facade_key_import(key) FROM moving"],
+                       stdin=export.stdout, capture_output=True, text=True)
+    export.stdout.close()
+    if export.wait() != 0 or r.returncode != 0:
+        fail(f"importing a key on the coordinator: {r.stderr}")
+    keys = same_everywhere(c, workers, "an imported key")
+    history.append(faces_agree(c, "an imported key"))
+    ok(f"a key made, rotated, retired, dropped and imported on the coordinator is the same on both workers when the "
+       f"statement commits, not before (a rolled-back rotation reached none); the faces the workers compute are the "
+       f"coordinator's after each change ({keys.count(',') + 1} keys)")
+
+    # Refusals.
+    for w in workers:
+        refused(w, "SELECT uuid_facade_key_create()", "on a Citus worker the facade's keys come from the coordinator")
+        refused(w, "SELECT uuid_facade_key_retire(2)", "on a Citus worker")
+    refused(c, "SELECT uuid_facade_key_sync('x', '{}', '{}', '{}', '{}', '{}', '{}', '{}')",
+            "is the coordinator's command to a Citus worker")
+    w = workers[0]
+    w.q("CREATE ROLE app")
+    refused(w, "SET ROLE app; SELECT uuid_facade_key_sync('x', '{}', '{}', '{}', '{}', '{}', '{}', '{}')",
+            "permission denied")
+    # A worker whose cluster key is another: the coordinator's change fails everywhere.
+    keys_before = same_everywhere(c, workers, "before a worker's cluster key differs")
+    # (A superuser's own SQL passes the guard.)
+    w.q("DELETE FROM uuid_facade_cluster_key; SELECT uuid_facade_cluster_key_create()")
+    refused(c, "SELECT uuid_facade_key_create()", "is not the coordinator's")
+    if same_everywhere(c, workers[1:], "a change refused by one worker") != keys_before or w.q(KEYS) != keys_before:
+        fail("a change that one worker refused changed keys somewhere")
+    w.q("DELETE FROM uuid_facade_cluster_key")
+    move_cluster_key(c, w)
+    ok("on a worker the key functions refuse (55000); the workers' side of the command refuses elsewhere (55000) "
+       "and for a role that is not a superuser (42501); a worker with another cluster key makes the coordinator's "
+       "change fail, and no node changes")
+
+    # A worker added later.
+    late = t.server("worker3").create(f"shared_preload_libraries = 'citus,uuid_ext'", "max_connections = 100",
+                                      *LOG_ALL)
+    late.q("CREATE EXTENSION citus")
+    add_workers(c, [late])
+    if late.q("SELECT count(*) FROM uuid_facade_keys") != "0":
+        fail("a worker added later has keys before it was given any")
+    refused(c, "SELECT uuid_facade_cluster_sync()", "needs this database's facade cluster key")
+    move_cluster_key(c, late)
+    if c.q("SELECT uuid_facade_cluster_sync()") != "3":
+        fail("uuid_facade_cluster_sync() did not count three workers")
+    same_everywhere(c, [*workers, late], "a worker added later, after uuid_facade_cluster_sync()")
+    c.q("SELECT uuid_facade_key_create()")
+    same_everywhere(c, [*workers, late], "a rotation after a worker was added")
+    history.append(faces_agree(c, "a rotation after a worker was added"))
+    ok("a worker added after the keys were made gets them with uuid_facade_cluster_sync() on the coordinator, once "
+       "its cluster key is there (before, the call fails, naming it), and every later change")
+
+    # The lookup by face.
+    face = c.q("SELECT uuid_v7_to_facade(id) FROM orders WHERE n = 7")
+    direct = f"SELECT n FROM orders WHERE id = uuid_facade_to_v7('{face}')"
+    routed = f"SELECT n FROM order_by_face('{face}')"
+    c.q("CREATE FUNCTION order_by_face(face uuid) RETURNS SETOF orders LANGUAGE plpgsql STABLE AS $$"
+        "DECLARE v uuid := uuid_facade_to_v7(face); BEGIN RETURN QUERY SELECT * FROM orders WHERE id = v; END $$")
+    key = c.q("SELECT id FROM orders WHERE n = 7")
+    counts = {}
+    for what, sql in (("by key", f"SELECT n FROM orders WHERE id = '{key}'"), ("by face", direct),
+                      ("through order_by_face()", routed)):
+        r = c.q(f"SET citus.log_remote_commands = on; SET client_min_messages = notice; {sql}", check=False)
+        if r.returncode != 0 or r.stdout.strip() != "7":
+            fail(f"the lookup {what} did not find its row: {r.stdout}{r.stderr}")
+        counts[what] = len(set(re.findall(r"orders_\d+", r.stderr)))
+    if counts["by key"] != 1 or counts["through order_by_face()"] != 1:
+        fail(f"shards a lookup reaches: {counts}")
+    if task_count(c, direct) != counts["by face"] or counts["by face"] < 2:
+        fail(f"WHERE id = uuid_facade_to_v7(face) reaches {counts['by face']} shards: it was expected to reach all")
+    ok(f"shards each lookup reaches (the commands Citus sends): by the key 1, WHERE id = uuid_facade_to_v7(face) "
+       f"{counts['by face']} (every shard: Citus routes by a value it knows when it plans), through order_by_face() "
+       "(decodes first, then looks up by the value) 1; each finds its row")
+
+    # The logs.
+    secrets = []
+    for k in c.q("SELECT key_id FROM uuid_facade_keys WHERE state <> 'dropped'").split():
+        secrets.append(bytes.fromhex(c.q(f"SELECT encode(uuid_facade_key_export({k}), 'hex')")))
+    secrets.append(bytes.fromhex(c.q("SELECT encode(uuid_facade_cluster_key_export(), 'hex')")))
+    forms = lambda b: (b.hex(), b.hex().upper(), base64.b64encode(b).decode()[:40])
+    for srv in (c, *workers, late):
+        log = srv.log_text()
+        for b in secrets:
+            if any(f in log for f in forms(b)):
+                fail(f"{srv.name}'s server log holds a key")
+        if srv is not c and "uuid_facade_key_sync(" not in log:
+            fail(f"{srv.name}'s log does not hold the command the keys came in: the check above could not fail")
+    for root, dirs, files in os.walk(t.dir):
+        dirs[:] = [d for d in dirs if d != "data"]
+        for f in files:
+            path = os.path.join(root, f)
+            if path.endswith("server.log"):
+                continue
+            try:
+                data = open(path, "rb").read()
+            except OSError:
+                continue
+            if any(b in data or b.hex().encode() in data for b in secrets):
+                fail(f"{path} holds a key")
+    ok(f"no node's log holds a key or the cluster key (in hex or base64), while every worker's log holds the "
+       f"command the keys came in; no file outside the data directories holds one")
+    for srv in (late, *workers, c):
+        srv.stop()
