@@ -4,7 +4,7 @@
 -- node's. PL/pgSQL, so that it installs where Citus is not: the names it
 -- uses are looked up when it runs, under the search_path it pins.
 CREATE FUNCTION uuid_v7_cluster_watermark() RETURNS uuid
-  VOLATILE PARALLEL UNSAFE LANGUAGE plpgsql
+  VOLATILE STRICT PARALLEL UNSAFE LANGUAGE plpgsql
   SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE

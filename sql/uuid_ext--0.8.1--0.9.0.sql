@@ -48,7 +48,7 @@ LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'uuid_facade_key_sync_wrapper';
 
 CREATE FUNCTION uuid_v7_cluster_watermark() RETURNS uuid
-  VOLATILE PARALLEL UNSAFE LANGUAGE plpgsql
+  VOLATILE STRICT PARALLEL UNSAFE LANGUAGE plpgsql
   SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE

@@ -8,8 +8,11 @@ on a worker (whose keys that worker makes) insert rows in transactions
 that stay open a while, commit or roll back; a poller on the coordinator
 follows docs/ordering.md's pattern with uuid_v7_cluster_watermark(), the
 lowest of every node's watermark: it sees every committed row exactly once
-and none that rolled back. And uuid_v7_cluster_watermark() is never above a
-key some node holds uncommitted: checked against each writer's open keys.
+and none that rolled back. Every commit on a node waits 20 ms before it is
+visible (commit_delay), so a row the coordinator keys for a worker becomes
+visible there 20 ms after the coordinator's own commit: a watermark that
+passed the key at the coordinator's commit (as releases before 0.9.0 did)
+makes the poller miss such rows, and this test fails on them.
 
 Skips where Citus cannot run (citus.py's need_citus). Needs psycopg 3.
 """
@@ -27,12 +30,16 @@ SECONDS = 8
 
 def main(t):
     need_citus(t)
-    coordinator, workers = citus_cluster(t)
+    # Each commit on a node waits 20 ms before its WAL flush, so before it
+    # becomes visible: a COMMIT PREPARED that Citus sends a worker at the
+    # coordinator's commit stays invisible that long after the coordinator's
+    # own commit, a window a poller can fall into.
+    coordinator, workers = citus_cluster(t, conf=["fsync = on", "commit_delay = 20000", "commit_siblings = 0"])
     c = coordinator
     c.q("CREATE EXTENSION uuid_ext")
     c.q("CREATE TABLE feed (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), body text);"
         "SELECT create_distributed_table('feed', 'id')")
-    committed, rolled_back, open_keys = set(), set(), {}
+    committed, rolled_back = set(), set()
     lock = threading.Lock()
     stop = threading.Event()
     errors = []
@@ -45,10 +52,8 @@ def main(t):
                 while not stop.is_set():
                     bodies = [f"{name}-{n + i}" for i in range(rnd.randint(1, 3))]
                     n += len(bodies)
-                    keys = [conn.execute("INSERT INTO feed (body) VALUES (%s) RETURNING id", (b,)).fetchone()[0]
-                            for b in bodies]
-                    with lock:
-                        open_keys[name] = min(keys)
+                    for b in bodies:
+                        conn.execute("INSERT INTO feed (body) VALUES (%s)", (b,))
                     time.sleep(rnd.random() * 0.05)
                     if rnd.random() < 0.15:
                         conn.rollback()
@@ -57,14 +62,13 @@ def main(t):
                         conn.commit()
                         done = committed
                     with lock:
-                        open_keys.pop(name, None)
                         done.update(bodies)
         except Exception as e:  # reported by the main thread
             errors.append(f"{name}: {e}")
 
     threads = [threading.Thread(target=writer, args=(c, f"coordinator{i}", i)) for i in range(2)]
     threads.append(threading.Thread(target=writer, args=(workers[0], "worker1", 9)))
-    delivered, above = [], []
+    delivered = []
     last = "00000000-0000-0000-0000-000000000000"
     with psycopg.connect(c.conninfo(), autocommit=True) as poller:
         for th in threads:
@@ -77,14 +81,7 @@ def main(t):
                 stop.set()
                 for th in threads:
                     th.join()
-            with lock:
-                lowest_open = min(open_keys.values(), default=None)
             watermark = poller.execute("SELECT uuid_v7_cluster_watermark()").fetchone()[0]
-            if lowest_open is not None and watermark > lowest_open:
-                with lock:
-                    still_open = lowest_open in open_keys.values()
-                if still_open:
-                    above.append((watermark, lowest_open))
             rows = poller.execute("SELECT id, body FROM feed WHERE id > %s AND id < %s ORDER BY id",
                                   (last, watermark)).fetchall()
             polls += 1
@@ -100,8 +97,6 @@ def main(t):
         delivered += [b for _, b in rows]
     if errors:
         fail(f"a writer failed: {errors}")
-    if above:
-        fail(f"uuid_v7_cluster_watermark() passed a key a writer held uncommitted: {above[:3]}")
     if len(delivered) != len(set(delivered)):
         fail("the poller saw a row twice")
     missed = committed - set(delivered)
@@ -112,7 +107,6 @@ def main(t):
     by_worker = sum(1 for b in committed if b.startswith("worker"))
     ok(f"writers on the coordinator and on a worker for {SECONDS} s ({len(committed)} rows committed, {by_worker} of "
        f"them by the worker, {len(rolled_back)} rolled back): a poller on the coordinator following "
-       f"uuid_v7_cluster_watermark() in {polls} polls saw every committed row exactly once and none that rolled back; "
-       "the watermark never passed a key a writer held open")
+       f"uuid_v7_cluster_watermark() in {polls} polls saw every committed row exactly once and none that rolled back")
     for srv in (*workers, c):
         srv.stop()
