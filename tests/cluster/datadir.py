@@ -20,7 +20,7 @@ import stat
 import subprocess
 
 from harness import Skip
-from pg import GENERATORS, fail, horizon_words, ok, uuid_int, word
+from pg import GENERATORS, fail, horizon_words, ok, persisted, uuid_int
 
 PRELOAD = "shared_preload_libraries = 'uuid_ext'"
 
@@ -84,7 +84,7 @@ def not_utf8(t):
         fail("UUIDs were made, and no horizon file is in the data directory")
     on_disk = dict(zip((7, 6), horizon_words(srv.data)))
     for v in GENERATORS:
-        if on_disk[v] < word(before[v]):
+        if on_disk[v] < persisted(before[v]):
             fail(f"the horizon file's v{v} word {on_disk[v]:x} is below the UUID made {before[v]:032x}")
     srv.stop()
     srv.start()

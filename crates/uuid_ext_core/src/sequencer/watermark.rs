@@ -547,11 +547,16 @@ mod tests {
         std::thread::scope(|scope| {
             for (i, mine) in open.iter().enumerate() {
                 let slot = slots.slot(i);
-                let (shared, done) = (&shared, &done);
+                let (shared, done, checked) = (&shared, &done, &checked);
                 scope.spawn(move || {
                     let own = AtomicU64::new(0);
                     let mut s = Session::new();
-                    for _ in 0..20_000 {
+                    // At least 20,000 transactions, and on until the readers
+                    // (which a loaded machine may schedule late) checked
+                    // enough watermarks against them.
+                    let mut n = 0;
+                    while n < 20_000 || checked.load(Ordering::Relaxed) < 1_000 {
+                        n += 1;
                         let v = if i == 0 {
                             slot.announce(shared, DB, 0);
                             s.next(shared, 0, u64::MAX).unwrap()
