@@ -21,7 +21,7 @@ use pgrx::prelude::*;
 use uuid_ext_core::facade::{fingerprint, unwrap, wrap, KEY_LEN};
 use zeroize::Zeroizing;
 
-use super::table::{self, FullRow, KeyDatum, State, Table};
+use super::table::{self, KeyDatum, Row, State, Table};
 use crate::error;
 
 /// What this node is to the façade.
@@ -391,8 +391,8 @@ fn uuid_facade_key_sync(
     if fingerprint(&cluster) != cluster_fingerprint {
         error::facade_cluster_key_differs(&fingerprint(&cluster), cluster_fingerprint);
     }
-    let rows: Vec<FullRow> = (0..n)
-        .map(|i| FullRow {
+    let rows: Vec<Row> = (0..n)
+        .map(|i| Row {
             id: ids[i],
             state: State::parse(states[i].as_bytes()),
             key: wrapped[i].map(|w| {

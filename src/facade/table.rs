@@ -47,7 +47,8 @@ impl State {
     }
 }
 
-/// One row of the table, as the façade needs it.
+/// One row of the table, as the façade needs it and as a coordinator sends
+/// it to a worker.
 pub struct Row {
     pub id: i32,
     pub state: State,
@@ -613,17 +614,6 @@ impl Drop for KeyDatum {
     }
 }
 
-/// A whole row of the key table, as another node sends it.
-pub struct FullRow {
-    pub id: i32,
-    pub state: State,
-    pub key: Option<Zeroizing<[u8; KEY_LEN]>>,
-    pub fingerprint: String,
-    pub created: i64,
-    pub retired: Option<i64>,
-    pub dropped: Option<i64>,
-}
-
 impl Table {
     fn key_datum(&self, key: &[u8; KEY_LEN]) -> KeyDatum {
         KeyDatum::new(key, self.key_type)
@@ -680,9 +670,9 @@ impl Table {
     /// Makes the table hold `rows` as they are (each replaces the row of
     /// its id, or is added): another node's keys. The rows that are not
     /// current go first, so that the one current key is never two.
-    pub fn put(&self, rows: &[FullRow]) {
+    pub fn put(&self, rows: &[Row]) {
         let c = self.columns;
-        let mut ordered: Vec<&FullRow> = rows.iter().collect();
+        let mut ordered: Vec<&Row> = rows.iter().collect();
         ordered.sort_by_key(|r| (r.state == State::Current, r.id));
         write(self.oid, |w| {
             for row in ordered {
