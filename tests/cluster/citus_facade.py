@@ -21,10 +21,11 @@ parameter), a table distributed by its uuid7 key. Checked:
  later node   a worker added after the keys were made gets them with one
               call on the coordinator, uuid_facade_cluster_sync(), once its
               cluster key is there
- lookup       WHERE id = uuid_facade_to_v7($1) goes to every shard (Citus
-              routes by a value it knows at planning), the documented
-              function that decodes first goes to one (EXPLAIN: Task Count
-              1), and finds the row
+ lookup       in a table keyed by uuid7 and in one keyed by uuid: WHERE id =
+              uuid_facade_to_v7(face) goes to every shard (Citus routes by a
+              value it knows at planning), the documented function that
+              decodes first goes to one, called with the face or prepared
+              with it as $1, as a lookup by the key does; each finds the row
  logs         no node's log holds a key, in hex or base64, while every
               worker's log holds the command the keys came in (so the check
               can fail), and nothing of a key is in any file outside the
@@ -185,27 +186,37 @@ def main(t):
     ok("a worker added after the keys were made gets them with uuid_facade_cluster_sync() on the coordinator, once "
        "its cluster key is there (before, the call fails, naming it), and every later change")
 
-    # The lookup by face.
-    face = c.q("SELECT uuid_v7_to_facade(id) FROM orders WHERE n = 7")
-    direct = f"SELECT n FROM orders WHERE id = uuid_facade_to_v7('{face}')"
-    routed = f"SELECT n FROM order_by_face('{face}')"
-    c.q("CREATE FUNCTION order_by_face(face uuid) RETURNS SETOF orders LANGUAGE plpgsql STABLE AS $$"
-        "DECLARE v uuid := uuid_facade_to_v7(face); BEGIN RETURN QUERY SELECT * FROM orders WHERE id = v; END $$")
-    key = c.q("SELECT id FROM orders WHERE n = 7")
-    counts = {}
-    for what, sql in (("by key", f"SELECT n FROM orders WHERE id = '{key}'"), ("by face", direct),
-                      ("through order_by_face()", routed)):
-        r = c.q(f"SET citus.log_remote_commands = on; SET client_min_messages = notice; {sql}", check=False)
-        if r.returncode != 0 or r.stdout.strip() != "7":
-            fail(f"the lookup {what} did not find its row: {r.stdout}{r.stderr}")
-        counts[what] = len(set(re.findall(r"orders_\d+", r.stderr)))
-    if counts["by key"] != 1 or counts["through order_by_face()"] != 1:
-        fail(f"shards a lookup reaches: {counts}")
-    if task_count(c, direct) != counts["by face"] or counts["by face"] < 2:
-        fail(f"WHERE id = uuid_facade_to_v7(face) reaches {counts['by face']} shards: it was expected to reach all")
-    ok(f"shards each lookup reaches (the commands Citus sends): by the key 1, WHERE id = uuid_facade_to_v7(face) "
-       f"{counts['by face']} (every shard: Citus routes by a value it knows when it plans), through order_by_face() "
-       "(decodes first, then looks up by the value) 1; each finds its row")
+    # The lookup by face, in a table keyed by uuid7 and in one keyed by uuid.
+    c.q(f"CREATE TABLE orders_u (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), n int);"
+        f"SELECT create_distributed_table('orders_u', 'id');"
+        f"INSERT INTO orders_u (n) SELECT generate_series(1, {N})")
+    seen = []
+    for table in ("orders", "orders_u"):
+        face = c.q(f"SELECT uuid_v7_to_facade(id) FROM {table} WHERE n = 7")
+        key = c.q(f"SELECT id FROM {table} WHERE n = 7")
+        direct = f"SELECT n FROM {table} WHERE id = uuid_facade_to_v7('{face}')"
+        c.q(f"CREATE FUNCTION {table}_by_face(face uuid) RETURNS SETOF {table} LANGUAGE plpgsql STABLE AS $$"
+            f"DECLARE v uuid := uuid_facade_to_v7(face); BEGIN RETURN QUERY SELECT * FROM {table} WHERE id = v; "
+            "END $$")
+        counts = {}
+        for what, sql in (("by key", f"SELECT n FROM {table} WHERE id = '{key}'"), ("by face", direct),
+                          ("through the function", f"SELECT n FROM {table}_by_face('{face}')"),
+                          ("through the function, prepared",
+                           f"PREPARE p(uuid) AS SELECT n FROM {table}_by_face($1); EXECUTE p('{face}')")):
+            r = c.q(f"SET citus.log_remote_commands = on; SET client_min_messages = notice; {sql}", check=False)
+            if r.returncode != 0 or r.stdout.strip() != "7":
+                fail(f"the lookup {what} in {table} did not find its row: {r.stdout}{r.stderr}")
+            counts[what] = len(set(re.findall(rf"{table}_\d+", r.stderr)))
+        if any(n != 1 for what, n in counts.items() if what != "by face"):
+            fail(f"shards a lookup in {table} reaches: {counts}")
+        if task_count(c, direct) != counts["by face"] or counts["by face"] < 2:
+            fail(f"WHERE id = uuid_facade_to_v7(face) in {table} reaches {counts['by face']} shards: it was "
+                 "expected to reach all")
+        seen.append(counts["by face"])
+    ok(f"shards each lookup reaches (the commands Citus sends), in a table keyed by uuid7 and in one keyed by uuid: "
+       f"by the key 1, WHERE id = uuid_facade_to_v7(face) {' and '.join(map(str, seen))} (every shard: Citus routes "
+       "by a value it knows when it plans), through a function that decodes first, then looks up by the value, 1, "
+       "prepared with the face as $1 too; each finds its row")
 
     # The logs.
     secrets = []
