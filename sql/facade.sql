@@ -90,8 +90,10 @@ CREATE VIEW uuid_facade_keys AS
 REVOKE ALL ON uuid_facade_keys FROM PUBLIC;
 
 -- Who may map and manage keys: the extension's owner, who grants it on.
--- Superusers only: moving key bytes between databases, the cluster key,
--- and the workers' side of the coordinator's command.
+-- Superusers only: moving key bytes between databases, the cluster key.
+-- (The workers' side of the coordinator's command, uuid_facade_key_sync,
+-- stays open to PUBLIC: it runs as the extension's owner, and takes only
+-- rows the cluster key authenticates, only forward.)
 REVOKE EXECUTE ON FUNCTION uuid_v7_to_facade(uuid, text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_to_v7(uuid, text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_to_v7(uuid, text, integer) FROM PUBLIC;
@@ -105,7 +107,6 @@ REVOKE EXECUTE ON FUNCTION uuid_facade_cluster_key_create() FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_cluster_key_export() FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_cluster_key_import(bytea) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_cluster_sync() FROM PUBLIC;
-REVOKE EXECUTE ON FUNCTION uuid_facade_key_sync(text, integer[], text[], bytea[], text[], bigint[], bigint[], bigint[]) FROM PUBLIC;
 
 -- The grants to the extension's owner: the façade's functions WITH GRANT
 -- OPTION, and the key table to read (its bytes stay hidden) and insert

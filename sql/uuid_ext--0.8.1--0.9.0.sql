@@ -5,7 +5,9 @@
 --   only, dumped for them only, changed only through its functions), and
 --   its functions, for superusers only;
 -- - uuid_facade_cluster_sync() for the extension's owner, who grants it on;
--- - the workers' side of the coordinator's command, for superusers only;
+-- - the workers' side of the coordinator's command, for any role: it runs
+--   as the extension's owner, and takes only rows the cluster key
+--   authenticates, only forward;
 -- - uuid_v7_cluster_watermark().
 -- tests/upgrade checks that the catalog after the update equals a fresh
 -- 0.9.0 install.
@@ -41,7 +43,8 @@ CREATE  FUNCTION "uuid_facade_key_sync"(
 	"fingerprints" TEXT[], /* Vec < String > */
 	"created" bigint[], /* Vec < i64 > */
 	"retired" bigint[], /* Vec < Option < i64 > > */
-	"dropped" bigint[] /* Vec < Option < i64 > > */
+	"dropped" bigint[], /* Vec < Option < i64 > > */
+	"tag" bytea /* & [u8] */
 ) RETURNS void
 STRICT VOLATILE PARALLEL UNSAFE
 LANGUAGE c /* Rust */
@@ -93,7 +96,6 @@ REVOKE EXECUTE ON FUNCTION uuid_facade_cluster_key_create() FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_cluster_key_export() FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_cluster_key_import(bytea) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_cluster_sync() FROM PUBLIC;
-REVOKE EXECUTE ON FUNCTION uuid_facade_key_sync(text, integer[], text[], bytea[], text[], bigint[], bigint[], bigint[]) FROM PUBLIC;
 
 -- The extension's owner, when it is not the objects' owner (a trusted
 -- install), as sql/facade.sql grants: uuid_facade_cluster_sync() with

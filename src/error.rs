@@ -598,6 +598,29 @@ pub fn facade_sync_malformed() -> ! {
     )
 }
 
+/// 42501: the coordinator's command with a tag this node's cluster key
+/// does not verify.
+#[track_caller]
+pub fn facade_sync_unauthenticated() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
+        "uuid_facade_key_sync() was given rows that this node's facade cluster key does not authenticate".into(),
+        Some("Only the coordinator's key functions make rows a worker takes."),
+        None,
+    )
+}
+
+/// 55000: the coordinator's rows would take one of this worker's keys back.
+#[track_caller]
+pub fn facade_sync_backwards(id: i32) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!("uuid_facade_key_sync() was given keys older than this worker's: facade key {id} would go back or go missing"),
+        Some("A worker takes the coordinator's keys only forward (a command replayed is refused). If the coordinator's keys really went back (a restore), a superuser empties the worker's uuid_facade_key table, then runs SELECT uuid_facade_cluster_sync() on the coordinator."),
+        None,
+    )
+}
+
 /// XX000: Citus is in the database but its library's function is missing.
 #[track_caller]
 pub fn facade_citus_missing() -> ! {

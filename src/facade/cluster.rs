@@ -18,7 +18,10 @@ use std::ffi::{CStr, CString};
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use uuid_ext_core::facade::{fingerprint, unwrap, wrap, KEY_LEN};
+use uuid_ext_core::facade::{
+    fingerprint, moves_forward, sync_tag, sync_tag_matches, unwrap, wrap, Held, SyncRow, KEY_LEN,
+    WRAPPED_LEN,
+};
 use zeroize::Zeroizing;
 
 use super::table::{self, KeyDatum, Row, State, Table};
@@ -234,7 +237,17 @@ fn literal(s: &str) -> String {
     }
 }
 
-/// The command that makes a worker's keys the coordinator's `rows`.
+/// Bytes as a SQL expression of type bytea.
+fn bytea(b: &[u8]) -> String {
+    format!(
+        "pg_catalog.decode('{}', 'hex')",
+        b.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    )
+}
+
+/// The command that makes a worker's keys the coordinator's `rows`: each
+/// key wrapped under the cluster key, the whole authenticated by
+/// [`sync_tag`].
 fn sync_command(rows: &[table::Row], cluster_key: &[u8; KEY_LEN]) -> String {
     let extension = table::extension();
     // SAFETY: the schema's name, quoted as an identifier.
@@ -244,40 +257,51 @@ fn sync_command(rows: &[table::Row], cluster_key: &[u8; KEY_LEN]) -> String {
             .to_string_lossy()
             .into_owned()
     };
+    let wrapped: Vec<Option<[u8; WRAPPED_LEN]>> = rows
+        .iter()
+        .map(|r| r.key.as_ref().map(|k| wrap(cluster_key, k)))
+        .collect();
+    let states: Vec<String> = rows
+        .iter()
+        .map(|r| r.state.name().to_string_lossy().into_owned())
+        .collect();
+    let sent: Vec<SyncRow<'_>> = rows
+        .iter()
+        .zip(&wrapped)
+        .zip(&states)
+        .map(|((r, w), state)| SyncRow {
+            id: r.id,
+            state,
+            wrapped: w.as_ref().map(|w| &w[..]),
+            fingerprint: &r.fingerprint,
+            created: r.created,
+            retired: r.retired,
+            dropped: r.dropped,
+        })
+        .collect();
+    let tag = sync_tag(cluster_key, &sent);
     let list =
         |items: Vec<String>, ty: &str| format!("ARRAY[{}]::pg_catalog.{ty}[]", items.join(","));
     let time = |t: Option<i64>| t.map_or("NULL".to_string(), |t| t.to_string());
     format!(
-        "SELECT {schema}.uuid_facade_key_sync({}::pg_catalog.text, {}, {}, {}, {}, {}, {}, {})",
+        "SELECT {schema}.uuid_facade_key_sync({}::pg_catalog.text, {}, {}, {}, {}, {}, {}, {}, {})",
         literal(&fingerprint(cluster_key)),
-        list(rows.iter().map(|r| r.id.to_string()).collect(), "int4"),
+        list(sent.iter().map(|r| r.id.to_string()).collect(), "int4"),
+        list(sent.iter().map(|r| literal(r.state)).collect(), "text"),
         list(
-            rows.iter()
-                .map(|r| literal(&r.state.name().to_string_lossy()))
-                .collect(),
-            "text"
-        ),
-        list(
-            rows.iter()
-                .map(|r| {
-                    r.key.as_ref().map_or("NULL".to_string(), |k| {
-                        let w = wrap(cluster_key, k);
-                        format!(
-                            "pg_catalog.decode('{}', 'hex')",
-                            w.iter().map(|b| format!("{b:02x}")).collect::<String>()
-                        )
-                    })
-                })
+            sent.iter()
+                .map(|r| r.wrapped.map_or("NULL".to_string(), bytea))
                 .collect(),
             "bytea"
         ),
         list(
-            rows.iter().map(|r| literal(&r.fingerprint)).collect(),
+            sent.iter().map(|r| literal(r.fingerprint)).collect(),
             "text"
         ),
-        list(rows.iter().map(|r| time(Some(r.created))).collect(), "int8"),
-        list(rows.iter().map(|r| time(r.retired)).collect(), "int8"),
-        list(rows.iter().map(|r| time(r.dropped)).collect(), "int8"),
+        list(sent.iter().map(|r| time(Some(r.created))).collect(), "int8"),
+        list(sent.iter().map(|r| time(r.retired)).collect(), "int8"),
+        list(sent.iter().map(|r| time(r.dropped)).collect(), "int8"),
+        bytea(&tag),
     )
 }
 
@@ -285,10 +309,16 @@ fn sync_command(rows: &[table::Row], cluster_key: &[u8; KEY_LEN]) -> String {
 /// Citus's `citus_internal.execute_command_on_remote_nodes_as_user(query,
 /// user)`, which sends a command to every other node as part of the
 /// distributed transaction (committed with it, by two-phase commit), called
-/// as the C function it is, as the bootstrap superuser it requires, who
-/// runs the command on the workers. Nothing is parsed or looked up here
-/// under that role: Citus sends the text, which names every object by
-/// schema.
+/// as the C function it is (it requires a superuser to call it, so the call
+/// is made as the bootstrap superuser). The user the workers run the
+/// command as is the extension's owner, whoever changed the keys: on a
+/// worker the command's function is looked up in the extension's schema,
+/// which, on a trusted install, the extension's owner (the database's
+/// owner) controls and may fill with a function of its own; run as the
+/// owner, such a function runs with the rights its author has anyway, and
+/// where a superuser owns the extension nobody else can put one there.
+/// What the command may change is bounded by its tag
+/// (docs/facade.md#on-a-citus-cluster).
 fn send(table: &Table, cluster_key: &[u8; KEY_LEN]) {
     let (rows, _) = table.rows();
     let command = CString::new(sync_command(&rows, cluster_key)).expect("no NUL");
@@ -309,7 +339,7 @@ fn send(table: &Table, cluster_key: &[u8; KEY_LEN]) {
     unsafe {
         let f: unsafe extern "C-unwind" fn(pg_sys::FunctionCallInfo) -> pg_sys::Datum =
             std::mem::transmute(f);
-        let user = pg_sys::GetUserNameFromId(pg_sys::BOOTSTRAP_SUPERUSERID.into(), false);
+        let user = pg_sys::GetUserNameFromId(table::extension().owner, false);
         let (query, user) = (
             pg_sys::Datum::from(pg_sys::cstring_to_text(command.as_ptr())),
             pg_sys::Datum::from(pg_sys::cstring_to_text(user)),
@@ -354,7 +384,11 @@ fn uuid_facade_cluster_sync() -> i32 {
 
 /// A worker's side of the coordinator's command: makes this node's key
 /// table hold the coordinator's rows, each key unwrapped with this node's
-/// cluster key. Not for calling: superusers only, on a Citus worker.
+/// cluster key. Runs as the extension's owner, and any role may call it
+/// (only on a Citus worker): it takes only rows
+/// whose tag this node's cluster key verifies (so made by a holder of the
+/// cluster key: the coordinator) and that move its keys forward (so no
+/// older command, replayed, takes a rotation back).
 #[allow(clippy::too_many_arguments)]
 #[pg_extern(volatile, strict, parallel_unsafe)]
 fn uuid_facade_key_sync(
@@ -366,8 +400,8 @@ fn uuid_facade_key_sync(
     created: Vec<i64>,
     retired: Vec<Option<i64>>,
     dropped: Vec<Option<i64>>,
+    tag: &[u8],
 ) {
-    superuser_only("uuid_facade_key_sync");
     if node() != Node::Worker {
         error::facade_sync_not_worker();
     }
@@ -391,22 +425,58 @@ fn uuid_facade_key_sync(
     if fingerprint(&cluster) != cluster_fingerprint {
         error::facade_cluster_key_differs(&fingerprint(&cluster), cluster_fingerprint);
     }
-    let rows: Vec<Row> = (0..n)
-        .map(|i| Row {
+    let sent: Vec<SyncRow<'_>> = (0..n)
+        .map(|i| SyncRow {
             id: ids[i],
-            state: State::parse(states[i].as_bytes()),
-            key: wrapped[i].map(|w| {
-                Zeroizing::new(
-                    unwrap(&cluster, w).unwrap_or_else(|| error::facade_sync_malformed()),
-                )
-            }),
-            fingerprint: fingerprints[i].clone(),
+            state: &states[i],
+            wrapped: wrapped[i],
+            fingerprint: &fingerprints[i],
             created: created[i],
             retired: retired[i],
             dropped: dropped[i],
         })
         .collect();
+    if !sync_tag_matches(&cluster, &sent, tag) {
+        error::facade_sync_unauthenticated();
+    }
+    let rows: Vec<Row> = sent
+        .iter()
+        .map(|r| Row {
+            id: r.id,
+            state: State::parse(r.state.as_bytes()),
+            key: r.wrapped.map(|w| {
+                Zeroizing::new(
+                    unwrap(&cluster, w).unwrap_or_else(|| error::facade_sync_malformed()),
+                )
+            }),
+            fingerprint: r.fingerprint.to_string(),
+            created: r.created,
+            retired: r.retired,
+            dropped: r.dropped,
+        })
+        .collect();
     let table = table::table();
     table::lock(&table);
+    let (held, _) = table.rows();
+    let (held, incoming) = (as_held(&held), as_held(&rows));
+    if let Err(id) = moves_forward(&held, &incoming) {
+        error::facade_sync_backwards(id);
+    }
     table.put(&rows);
+}
+
+/// Rows as [`moves_forward`] compares them.
+fn as_held(rows: &[Row]) -> Vec<Held<'_>> {
+    rows.iter()
+        .map(|r| Held {
+            id: r.id,
+            rank: match r.state {
+                State::Current => 0,
+                State::Retired => 1,
+                State::Dropped => 2,
+            },
+            fingerprint: &r.fingerprint,
+            created: r.created,
+        })
+        .collect()
 }

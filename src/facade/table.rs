@@ -91,7 +91,7 @@ pub struct Table {
 
 /// The extension's schema, from its row of `pg_extension` (by OID: the
 /// catalog function that does this is not exported before PostgreSQL 16).
-fn extension_schema(extension: pg_sys::Oid) -> pg_sys::Oid {
+fn extension_row(extension: pg_sys::Oid) -> (pg_sys::Oid, pg_sys::Oid) {
     // SAFETY: a catalog scan by the index on pg_extension's OID, as
     // PostgreSQL's own extension.c does; the tuple is read before the scan
     // ends.
@@ -114,14 +114,15 @@ fn extension_schema(extension: pg_sys::Oid) -> pg_sys::Oid {
             &mut key,
         );
         let tuple = pg_sys::systable_getnext(scan);
-        let schema = if tuple.is_null() {
-            pg_sys::InvalidOid
+        let row = if tuple.is_null() {
+            (pg_sys::InvalidOid, pg_sys::InvalidOid)
         } else {
-            (*pg_sys::heap_tuple_get_struct::<pg_sys::FormData_pg_extension>(tuple)).extnamespace
+            let e = &*pg_sys::heap_tuple_get_struct::<pg_sys::FormData_pg_extension>(tuple);
+            (e.extnamespace, e.extowner)
         };
         pg_sys::systable_endscan(scan);
         pg_sys::table_close(rel, pg_sys::AccessShareLock as _);
-        schema
+        row
     }
 }
 
@@ -129,6 +130,9 @@ fn extension_schema(extension: pg_sys::Oid) -> pg_sys::Oid {
 pub struct Extension {
     pub oid: pg_sys::Oid,
     pub schema: pg_sys::Oid,
+    /// Who ran `CREATE EXTENSION` (on a trusted install, the database's
+    /// owner, not the objects' owner).
+    pub owner: pg_sys::Oid,
 }
 
 /// The installed extension of this database (55000 when there is none).
@@ -138,10 +142,8 @@ pub fn extension() -> Extension {
     if oid == pg_sys::InvalidOid {
         error::facade_table_missing();
     }
-    Extension {
-        oid,
-        schema: extension_schema(oid),
-    }
+    let (schema, owner) = extension_row(oid);
+    Extension { oid, schema, owner }
 }
 
 /// The table named `name` in the extension's schema that is a member of

@@ -15,9 +15,11 @@ parameter), a table distributed by its uuid7 key. Checked:
               are the coordinator's own, before and after each change, and
               every face decodes, on the workers, to its row
  refused      a key function on a worker (55000), the workers' side of the
-              command anywhere else (55000) or by another role (42501), a
-              worker whose cluster key differs (the coordinator's change
-              fails, and no node changes)
+              command anywhere else (55000); on a worker, a command of the
+              coordinator's from the worker's log sent by another role with
+              a state changed (42501: its tag), an older one replayed
+              (55000: it would take keys back); a worker whose cluster key
+              differs (the coordinator's change fails, and no node changes)
  later node   a worker added after the keys were made gets them with one
               call on the coordinator, uuid_facade_cluster_sync(), once its
               cluster key is there
@@ -103,7 +105,7 @@ def main(t):
     refused(c, "SELECT uuid_facade_key_create()", "needs this database's facade cluster key")
     print_ = c.q("SELECT uuid_facade_cluster_key_create()")
     for w in workers:
-        refused(w, "SELECT uuid_facade_key_sync('x', '{}', '{}', '{}', '{}', '{}', '{}', '{}')",
+        refused(w, "SELECT uuid_facade_key_sync('x', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '')",
                 "needs this database's facade cluster key")
         if move_cluster_key(c, w) != print_:
             fail(f"{w.name}'s cluster key has another fingerprint than the coordinator's")
@@ -149,12 +151,25 @@ def main(t):
     for w in workers:
         refused(w, "SELECT uuid_facade_key_create()", "on a Citus worker the facade's keys come from the coordinator")
         refused(w, "SELECT uuid_facade_key_retire(2)", "on a Citus worker")
-    refused(c, "SELECT uuid_facade_key_sync('x', '{}', '{}', '{}', '{}', '{}', '{}', '{}')",
+    refused(c, "SELECT uuid_facade_key_sync('x', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '')",
             "is the coordinator's command to a Citus worker")
     w = workers[0]
     w.q("CREATE ROLE app")
-    refused(w, "SET ROLE app; SELECT uuid_facade_key_sync('x', '{}', '{}', '{}', '{}', '{}', '{}', '{}')",
-            "permission denied")
+    # The commands the coordinator sent, as the worker logged them: any role
+    # may send one again, or one of its own; only the latest, unchanged,
+    # goes through, and changes nothing.
+    sent = re.findall(r"SELECT \S+\.uuid_facade_key_sync\([^;\n]*\)", w.log_text())
+    if len(sent) < 3:
+        fail(f"the worker's log holds {len(sent)} of the coordinator's commands")
+    keys_before = same_everywhere(c, workers, "before the commands are sent again")
+    forged = sent[-1].replace("'current'", "'retired'", 1)
+    if forged == sent[-1]:
+        fail("the latest command names no current key")
+    refused(w, f"SET ROLE app; {forged}", "does not authenticate")
+    refused(w, f"SET ROLE app; {sent[0]}", "older than this worker's")
+    w.q(f"SET ROLE app; {sent[-1]}")
+    if w.q(KEYS) != keys_before:
+        fail("a command sent again by another role changed a worker's keys")
     # A worker whose cluster key is another: the coordinator's change fails everywhere.
     keys_before = same_everywhere(c, workers, "before a worker's cluster key differs")
     # (A superuser's own SQL passes the guard.)
@@ -164,8 +179,10 @@ def main(t):
         fail("a change that one worker refused changed keys somewhere")
     w.q("DELETE FROM uuid_facade_cluster_key")
     move_cluster_key(c, w)
-    ok("on a worker the key functions refuse (55000); the workers' side of the command refuses elsewhere (55000) "
-       "and for a role that is not a superuser (42501); a worker with another cluster key makes the coordinator's "
+    ok("on a worker the key functions refuse (55000); the workers' side of the command refuses elsewhere (55000); "
+       f"sent by another role on a worker, one of the coordinator's {len(sent)} commands from the worker's log with a "
+       "state changed is refused (42501: the tag), the first one, replayed after the rotations, too (55000: it would "
+       "take keys back), and the latest changes nothing; a worker with another cluster key makes the coordinator's "
        "change fail, and no node changes")
 
     # A worker added later.

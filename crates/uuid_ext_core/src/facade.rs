@@ -25,7 +25,9 @@
 use aes::Aes256Enc;
 use aes_kw::{KeyInit, KwAes256};
 use fpe::ff1::{NumeralString, Operations, FF1};
+use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
+use zeroize::Zeroizing;
 
 use crate::{layout, Bytes};
 
@@ -123,6 +125,101 @@ pub fn unwrap(cluster_key: &[u8; KEY_LEN], wrapped: &[u8]) -> Option<[u8; KEY_LE
         .unwrap_key(wrapped, &mut out)
         .ok()?;
     Some(out)
+}
+
+/// HMAC-SHA-256 (RFC 2104, from the `hmac` crate) of `data` under `key`.
+pub fn hmac_sha256(key: &[u8], data: &[u8]) -> [u8; 32] {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes any key length");
+    mac.update(data);
+    mac.finalize().into_bytes().into()
+}
+
+/// One row of the key table as a coordinator sends it to a worker: its
+/// key wrapped ([`wrap`]), `None` for a dropped key; the state by name;
+/// dates as PostgreSQL keeps them.
+pub struct SyncRow<'a> {
+    pub id: i32,
+    pub state: &'a str,
+    pub wrapped: Option<&'a [u8]>,
+    pub fingerprint: &'a str,
+    pub created: i64,
+    pub retired: Option<i64>,
+    pub dropped: Option<i64>,
+}
+
+/// The tag that authenticates a coordinator's key table for the workers
+/// (docs/facade.md#on-a-citus-cluster): HMAC-SHA-256 under a key derived
+/// from the cluster key (HMAC of a label under it), over every field of
+/// every row, each length-prefixed. Only a holder of the cluster key makes
+/// a tag a worker accepts, so a role that may call the workers' side
+/// cannot hand a worker keys, states or dates of its own.
+pub fn sync_tag(cluster_key: &[u8; KEY_LEN], rows: &[SyncRow<'_>]) -> [u8; 32] {
+    let mac_key = Zeroizing::new(hmac_sha256(cluster_key, b"uuid_ext/facade/sync-key/1"));
+    let mut m = Vec::with_capacity(64 + rows.len() * 96);
+    m.extend_from_slice(b"uuid_ext/facade/sync/1\0");
+    m.extend_from_slice(&(rows.len() as u64).to_be_bytes());
+    let bytes = |m: &mut Vec<u8>, b: Option<&[u8]>| match b {
+        None => m.push(0),
+        Some(b) => {
+            m.push(1);
+            m.extend_from_slice(&(b.len() as u64).to_be_bytes());
+            m.extend_from_slice(b);
+        }
+    };
+    let time = |m: &mut Vec<u8>, t: Option<i64>| match t {
+        None => m.push(0),
+        Some(t) => {
+            m.push(1);
+            m.extend_from_slice(&t.to_be_bytes());
+        }
+    };
+    for r in rows {
+        m.extend_from_slice(&r.id.to_be_bytes());
+        bytes(&mut m, Some(r.state.as_bytes()));
+        bytes(&mut m, r.wrapped);
+        bytes(&mut m, Some(r.fingerprint.as_bytes()));
+        time(&mut m, Some(r.created));
+        time(&mut m, r.retired);
+        time(&mut m, r.dropped);
+    }
+    hmac_sha256(&mac_key[..], &m)
+}
+
+/// Whether `tag` is [`sync_tag`]'s for these rows, compared in constant time.
+pub fn sync_tag_matches(cluster_key: &[u8; KEY_LEN], rows: &[SyncRow<'_>], tag: &[u8]) -> bool {
+    let want = sync_tag(cluster_key, rows);
+    tag.len() == want.len()
+        && tag
+            .iter()
+            .zip(want.iter())
+            .fold(0u8, |d, (a, b)| d | (a ^ b))
+            == 0
+}
+
+/// A key as a worker holds it and as the coordinator sends it, for
+/// [`moves_forward`]: its state's rank (0 current, 1 retired, 2 dropped).
+pub struct Held<'a> {
+    pub id: i32,
+    pub rank: u8,
+    pub fingerprint: &'a str,
+    pub created: i64,
+}
+
+/// Whether the coordinator's rows `incoming` may replace a worker's `held`
+/// ones: every key the worker holds is there, the same key (fingerprint
+/// and date), in the same state or a later one (a key is retired, then
+/// dropped, never the other way). So an older command, replayed, is
+/// refused. Returns the id of the first key that would go back.
+pub fn moves_forward(held: &[Held<'_>], incoming: &[Held<'_>]) -> Result<(), i32> {
+    for h in held {
+        match incoming.iter().find(|i| i.id == h.id) {
+            Some(i)
+                if i.fingerprint == h.fingerprint && i.created == h.created && i.rank >= h.rank => {
+            }
+            _ => return Err(h.id),
+        }
+    }
+    Ok(())
 }
 
 /// A key's fingerprint for people to compare (the key table's view, an

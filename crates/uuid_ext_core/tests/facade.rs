@@ -4,7 +4,10 @@
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha12Rng;
 use std::sync::atomic::AtomicU64;
-use uuid_ext_core::facade::{fingerprint, unwrap, wrap, Facade, KEY_LEN, TEST_KEY};
+use uuid_ext_core::facade::{
+    fingerprint, hmac_sha256, moves_forward, sync_tag, sync_tag_matches, unwrap, wrap, Facade,
+    Held, SyncRow, KEY_LEN, TEST_KEY,
+};
 use uuid_ext_core::{layout, parse, sequencer::Session, timestamp, v7};
 
 /// The published test key: bytes 0x00 to 0x1f.
@@ -217,4 +220,70 @@ fn cluster_key_wrap() {
     changed[20] ^= 1;
     assert_eq!(unwrap(&kek, &changed), None);
     assert_eq!(unwrap(&kek, &wrapped[..39]), None);
+}
+
+/// The HMAC the workers' command is authenticated with: RFC 4231's test
+/// cases 1 and 2 (HMAC-SHA-256) through our wiring, then the tag over rows:
+/// any change of any field, or another cluster key, fails it.
+#[test]
+fn cluster_sync_tag() {
+    let hex = |s: &str| -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    };
+    assert_eq!(
+        hmac_sha256(&[0x0b; 20], b"Hi There").to_vec(),
+        hex("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
+    );
+    assert_eq!(
+        hmac_sha256(b"Jefe", b"what do ya want for nothing?").to_vec(),
+        hex("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+    );
+    let ck = [7u8; KEY_LEN];
+    let w1 = wrap(&ck, &[1u8; KEY_LEN]);
+    let row = |state, retired| SyncRow {
+        id: 1,
+        state,
+        wrapped: Some(&w1[..]),
+        fingerprint: "0011223344556677",
+        created: 100,
+        retired,
+        dropped: None,
+    };
+    let rows = [row("current", None)];
+    let tag = sync_tag(&ck, &rows);
+    assert!(sync_tag_matches(&ck, &rows, &tag));
+    assert!(!sync_tag_matches(&[8u8; KEY_LEN], &rows, &tag));
+    assert!(!sync_tag_matches(&ck, &[row("retired", Some(5))], &tag));
+    assert!(!sync_tag_matches(&ck, &[row("current", Some(5))], &tag));
+    assert!(!sync_tag_matches(&ck, &[], &tag));
+    assert!(!sync_tag_matches(&ck, &rows, &tag[..31]));
+    let mut other = tag;
+    other[0] ^= 1;
+    assert!(!sync_tag_matches(&ck, &rows, &other));
+}
+
+#[test]
+fn cluster_sync_moves_forward_only() {
+    let k = |id, rank, fingerprint| Held {
+        id,
+        rank,
+        fingerprint,
+        created: 10,
+    };
+    let held = [k(1, 1, "a"), k(2, 0, "b")];
+    // The same, a rotation, a drop: forward.
+    assert_eq!(moves_forward(&held, &[k(1, 1, "a"), k(2, 0, "b")]), Ok(()));
+    assert_eq!(
+        moves_forward(&held, &[k(1, 1, "a"), k(2, 1, "b"), k(3, 0, "c")]),
+        Ok(())
+    );
+    assert_eq!(moves_forward(&held, &[k(1, 2, "a"), k(2, 0, "b")]), Ok(()));
+    assert_eq!(moves_forward(&[], &[k(1, 0, "a")]), Ok(()));
+    // Back: a key missing, another key under its id, an earlier state.
+    assert_eq!(moves_forward(&held, &[k(1, 1, "a")]), Err(2));
+    assert_eq!(moves_forward(&held, &[k(1, 1, "x"), k(2, 0, "b")]), Err(1));
+    assert_eq!(moves_forward(&held, &[k(1, 0, "a"), k(2, 0, "b")]), Err(1));
 }
