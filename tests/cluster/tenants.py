@@ -88,6 +88,9 @@ FUNCTIONS = [
     # superuser makes a function of internal.
     ("uuid_skipsupport", "text", "text"),
     ("octet_length", "bytea", "int4"), ("encode", "bytea, text", "text"), ("pg_extension_config_dump", "regclass, text", "void"),
+    # uuid_v7_cluster_watermark()'s (Citus's run_command_on_all_nodes too:
+    # where Citus is not, any role may plant one).
+    ("array_agg", "uuid", "text"), ("string_agg", "text, text", "text"), ("run_command_on_all_nodes", "text", "text"),
 ]
 # Operators: name, left, right.
 OPERATORS = [(op, l, r) for op in ("->>", "->", "=", "<", "<=", ">", ">=", "<>", "||")
