@@ -43,7 +43,7 @@ from harness import Skip
 from pg import fail, ok
 
 TENANTS = ("tenant_a", "tenant_b")
-EARLIER = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0", "0.8.0")
+EARLIER = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0", "0.8.0", "0.8.1")
 BOOTSTRAP = "10"  # the bootstrap superuser's OID
 
 
