@@ -193,14 +193,16 @@ fn another_key_or_context_gives_other_faces() {
 /// vector for a 256-bit key under a 256-bit key-encryption key (section
 /// 4.6), both ways; a wrong cluster key, a changed byte and a wrong length
 /// unwrap to nothing.
+/// Bytes from hex digits (a test vector's notation).
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
 #[test]
 fn cluster_key_wrap() {
-    let hex = |s: &str| -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    };
     let kek: [u8; KEY_LEN] =
         hex("000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F")
             .try_into()
@@ -227,12 +229,6 @@ fn cluster_key_wrap() {
 /// any change of any field, or another cluster key, fails it.
 #[test]
 fn cluster_sync_tag() {
-    let hex = |s: &str| -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    };
     assert_eq!(
         hmac_sha256(&[0x0b; 20], b"Hi There").to_vec(),
         hex("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
