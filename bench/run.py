@@ -676,7 +676,12 @@ def citus(psql, nodes, rows, rounds, batch=1000):
     coordinator.q(f"SELECT citus_set_coordinator_host('{nodes[0][0]}', {nodes[0][1]})")
     for d, port in nodes[1:]:
         coordinator.q(f"SELECT citus_add_node('{d}', {port})")
-    coordinator.q("CREATE EXTENSION uuid_ext")
+    # Installed by a role of its own, not a superuser: on a cluster the
+    # façade's keys need that (docs/facade.md#on-a-citus-cluster).
+    coordinator.q("DROP ROLE IF EXISTS bench_owner; CREATE ROLE bench_owner LOGIN")
+    for node in (coordinator, *workers):
+        node.q(f"SET citus.enable_ddl_propagation = off; GRANT CREATE ON DATABASE {db} TO bench_owner")
+    coordinator.q("SET ROLE bench_owner; CREATE EXTENSION uuid_ext")
     version = coordinator.q("SELECT citus_version()").split(" on ")[0]
     shards = int(coordinator.q("SHOW citus.shard_count"))
     inserts = "".join(

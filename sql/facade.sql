@@ -92,8 +92,9 @@ REVOKE ALL ON uuid_facade_keys FROM PUBLIC;
 -- Who may map and manage keys: the extension's owner, who grants it on.
 -- Superusers only: moving key bytes between databases, the cluster key.
 -- (The workers' side of the coordinator's command, uuid_facade_key_sync,
--- stays open to PUBLIC: it runs as the extension's owner, and takes only
--- rows the cluster key authenticates, only forward.)
+-- stays open to PUBLIC: it takes only a command the cluster key
+-- authenticates, run by the role it names, the coordinator's extension
+-- owner; on a worker Citus added later that role owns nothing here.)
 REVOKE EXECUTE ON FUNCTION uuid_v7_to_facade(uuid, text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_to_v7(uuid, text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_to_v7(uuid, text, integer) FROM PUBLIC;

@@ -5,9 +5,9 @@
 --   only, dumped for them only, changed only through its functions), and
 --   its functions, for superusers only;
 -- - uuid_facade_cluster_sync() for the extension's owner, who grants it on;
--- - the workers' side of the coordinator's command, for any role: it runs
---   as the extension's owner, and takes only rows the cluster key
---   authenticates, only forward;
+-- - the workers' side of the coordinator's command: it takes only a
+--   command the cluster key authenticates, run by the role it names, only
+--   forward;
 -- - uuid_v7_cluster_watermark().
 -- tests/upgrade checks that the catalog after the update equals a fresh
 -- 0.9.0 install.
@@ -44,6 +44,7 @@ CREATE  FUNCTION "uuid_facade_key_sync"(
 	"created" bigint[], /* Vec < i64 > */
 	"retired" bigint[], /* Vec < Option < i64 > > */
 	"dropped" bigint[], /* Vec < Option < i64 > > */
+	"sender" TEXT, /* & str */
 	"tag" bytea /* & [u8] */
 ) RETURNS void
 STRICT VOLATILE PARALLEL UNSAFE

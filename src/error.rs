@@ -610,6 +610,18 @@ pub fn facade_sync_unauthenticated() -> ! {
     )
 }
 
+/// 42501: the coordinator's command run by another role than the one it
+/// was made for.
+#[track_caller]
+pub fn facade_sync_wrong_role(sender: &str, user: &str) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
+        format!("uuid_facade_key_sync() runs as the role the coordinator sent it for, {sender}, not {user}"),
+        None,
+        None,
+    )
+}
+
 /// 55000: the coordinator's rows would take one of this worker's keys back.
 #[track_caller]
 pub fn facade_sync_backwards(id: i32) -> ! {
@@ -618,6 +630,18 @@ pub fn facade_sync_backwards(id: i32) -> ! {
         format!("uuid_facade_key_sync() was given keys older than this worker's: facade key {id} would go back or go missing"),
         Some("A worker takes the coordinator's keys only forward (a command replayed is refused). If the coordinator's keys really went back (a restore), a superuser empties the worker's uuid_facade_key table, then runs SELECT uuid_facade_cluster_sync() on the coordinator."),
         None,
+    )
+}
+
+/// 55000: on a Citus coordinator, a key change where a superuser owns the
+/// extension.
+#[track_caller]
+pub fn facade_cluster_owner_superuser() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "on a Citus cluster the facade's keys need uuid_ext owned by a role that is not a superuser".into(),
+        Some("The keys reach the workers in a command run there as the extension's owner, and a superuser must not run it: a database's owner decides what its names find on a worker."),
+        Some("Install uuid_ext as the role that will own it (a database owner may: it is trusted), a role that can log in on every node: docs/facade.md#on-a-citus-cluster."),
     )
 }
 

@@ -218,10 +218,14 @@ pub fn before_change() -> Option<Zeroizing<[u8; KEY_LEN]>> {
     match node() {
         Node::Alone => None,
         Node::Worker => error::facade_keys_on_worker(),
-        Node::Coordinator => Some(
-            cluster_key(&cluster_table())
-                .unwrap_or_else(|| error::facade_no_cluster_key("a key function on a coordinator")),
-        ),
+        Node::Coordinator => {
+            sender();
+            Some(
+                cluster_key(&cluster_table()).unwrap_or_else(|| {
+                    error::facade_no_cluster_key("a key function on a coordinator")
+                }),
+            )
+        }
     }
 }
 
@@ -248,7 +252,7 @@ fn bytea(b: &[u8]) -> String {
 /// The command that makes a worker's keys the coordinator's `rows`: each
 /// key wrapped under the cluster key, the whole authenticated by
 /// [`sync_tag`].
-fn sync_command(rows: &[table::Row], cluster_key: &[u8; KEY_LEN]) -> String {
+fn sync_command(rows: &[table::Row], cluster_key: &[u8; KEY_LEN], sender: &str) -> String {
     let extension = table::extension();
     // SAFETY: the schema's name, quoted as an identifier.
     let schema = unsafe {
@@ -279,12 +283,12 @@ fn sync_command(rows: &[table::Row], cluster_key: &[u8; KEY_LEN]) -> String {
             dropped: r.dropped,
         })
         .collect();
-    let tag = sync_tag(cluster_key, &sent);
+    let tag = sync_tag(cluster_key, &database_name(), sender, &sent);
     let list =
         |items: Vec<String>, ty: &str| format!("ARRAY[{}]::pg_catalog.{ty}[]", items.join(","));
     let time = |t: Option<i64>| t.map_or("NULL".to_string(), |t| t.to_string());
     format!(
-        "SELECT {schema}.uuid_facade_key_sync({}::pg_catalog.text, {}, {}, {}, {}, {}, {}, {}, {})",
+        "SELECT {schema}.uuid_facade_key_sync({}::pg_catalog.text, {}, {}, {}, {}, {}, {}, {}, {}::pg_catalog.text, {})",
         literal(&fingerprint(cluster_key)),
         list(sent.iter().map(|r| r.id.to_string()).collect(), "int4"),
         list(sent.iter().map(|r| literal(r.state)).collect(), "text"),
@@ -301,8 +305,36 @@ fn sync_command(rows: &[table::Row], cluster_key: &[u8; KEY_LEN]) -> String {
         list(sent.iter().map(|r| time(Some(r.created))).collect(), "int8"),
         list(sent.iter().map(|r| time(r.retired)).collect(), "int8"),
         list(sent.iter().map(|r| time(r.dropped)).collect(), "int8"),
+        literal(sender),
         bytea(&tag),
     )
+}
+
+/// The name of the database this session is connected to.
+fn database_name() -> String {
+    // SAFETY: the name of the session's own database, which exists.
+    unsafe {
+        CStr::from_ptr(pg_sys::get_database_name(pg_sys::MyDatabaseId))
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+/// The extension's owner, who runs the coordinator's command on the
+/// workers: refused (55000) when it is a superuser. On a worker the
+/// command's function is looked up by the name of the extension's schema,
+/// and the database's owner controls what that name finds there (it owns
+/// `public`, and may rename it and make another, or, on a trusted install,
+/// drop the extension and plant a function of that name): run as a
+/// superuser, the command would run that code as one. Run as the owner, a
+/// planted function runs with rights the planting role has anyway.
+pub fn sender() -> pg_sys::Oid {
+    let owner = table::extension().owner;
+    // SAFETY: reads a role's superuser flag.
+    if unsafe { pg_sys::superuser_arg(owner) } {
+        error::facade_cluster_owner_superuser();
+    }
+    owner
 }
 
 /// Sends the key table, whole, to every worker, within this transaction:
@@ -310,18 +342,19 @@ fn sync_command(rows: &[table::Row], cluster_key: &[u8; KEY_LEN]) -> String {
 /// user)`, which sends a command to every other node as part of the
 /// distributed transaction (committed with it, by two-phase commit), called
 /// as the C function it is (it requires a superuser to call it, so the call
-/// is made as the bootstrap superuser). The user the workers run the
-/// command as is the extension's owner, whoever changed the keys: on a
-/// worker the command's function is looked up in the extension's schema,
-/// which, on a trusted install, the extension's owner (the database's
-/// owner) controls and may fill with a function of its own; run as the
-/// owner, such a function runs with the rights its author has anyway, and
-/// where a superuser owns the extension nobody else can put one there.
-/// What the command may change is bounded by its tag
+/// is made as the bootstrap superuser), with the extension's owner as the
+/// user the workers run it as ([`sender`]), and with
+/// `citus.log_remote_commands` off, which any role may set to see the
+/// commands Citus sends. What the command may change is bounded by its tag
 /// (docs/facade.md#on-a-citus-cluster).
 fn send(table: &Table, cluster_key: &[u8; KEY_LEN]) {
+    let owner = sender();
     let (rows, _) = table.rows();
-    let command = CString::new(sync_command(&rows, cluster_key)).expect("no NUL");
+    // SAFETY: the owner's name, of a role that exists.
+    let name = unsafe { CStr::from_ptr(pg_sys::GetUserNameFromId(owner, false)) }
+        .to_string_lossy()
+        .into_owned();
+    let command = CString::new(sync_command(&rows, cluster_key, &name)).expect("no NUL");
     // SAFETY: a lookup in the symbols of the libraries the server loaded.
     let f = unsafe {
         libc::dlsym(
@@ -335,14 +368,26 @@ fn send(table: &Table, cluster_key: &[u8; KEY_LEN]) {
     // SAFETY: Citus's version-1 function `Datum
     // execute_command_on_remote_nodes_as_user(PG_FUNCTION_ARGS)` (text,
     // text), called by PostgreSQL's fmgr as the bootstrap superuser; the
-    // user id is restored after it, or by the transaction's abort.
+    // user id and the setting are restored after it, or by the
+    // transaction's abort.
     unsafe {
         let f: unsafe extern "C-unwind" fn(pg_sys::FunctionCallInfo) -> pg_sys::Datum =
             std::mem::transmute(f);
-        let user = pg_sys::GetUserNameFromId(table::extension().owner, false);
+        let user = CString::new(name).expect("a role's name has no NUL");
         let (query, user) = (
             pg_sys::Datum::from(pg_sys::cstring_to_text(command.as_ptr())),
-            pg_sys::Datum::from(pg_sys::cstring_to_text(user)),
+            pg_sys::Datum::from(pg_sys::cstring_to_text(user.as_ptr())),
+        );
+        let nest = pg_sys::NewGUCNestLevel();
+        pg_sys::set_config_option(
+            c"citus.log_remote_commands".as_ptr(),
+            c"off".as_ptr(),
+            pg_sys::GucContext::PGC_SUSET,
+            pg_sys::GucSource::PGC_S_SESSION,
+            pg_sys::GucAction::GUC_ACTION_SAVE,
+            true,
+            0,
+            false,
         );
         let mut saved = pg_sys::InvalidOid;
         let mut context = 0;
@@ -353,6 +398,7 @@ fn send(table: &Table, cluster_key: &[u8; KEY_LEN]) {
         );
         pg_sys::DirectFunctionCall2Coll(Some(f), pg_sys::InvalidOid, query, user);
         pg_sys::SetUserIdAndSecContext(saved, context);
+        pg_sys::AtEOXact_GUC(true, nest);
     }
 }
 
@@ -384,8 +430,9 @@ fn uuid_facade_cluster_sync() -> i32 {
 
 /// A worker's side of the coordinator's command: makes this node's key
 /// table hold the coordinator's rows, each key unwrapped with this node's
-/// cluster key. Runs as the extension's owner, and any role may call it
-/// (only on a Citus worker): it takes only rows
+/// cluster key. Runs as the coordinator's extension owner, which the
+/// authenticated command names (any other role: 42501), only on a Citus
+/// worker, and takes only rows
 /// whose tag this node's cluster key verifies (so made by a holder of the
 /// cluster key: the coordinator) and that move its keys forward (so no
 /// older command, replayed, takes a rotation back).
@@ -400,6 +447,7 @@ fn uuid_facade_key_sync(
     created: Vec<i64>,
     retired: Vec<Option<i64>>,
     dropped: Vec<Option<i64>>,
+    sender: &str,
     tag: &[u8],
 ) {
     if node() != Node::Worker {
@@ -436,8 +484,13 @@ fn uuid_facade_key_sync(
             dropped: dropped[i],
         })
         .collect();
-    if !sync_tag_matches(&cluster, &sent, tag) {
+    if !sync_tag_matches(&cluster, &database_name(), sender, &sent, tag) {
         error::facade_sync_unauthenticated();
+    }
+    // SAFETY: the current user's name, of a role that exists.
+    let user = unsafe { CStr::from_ptr(pg_sys::GetUserNameFromId(pg_sys::GetUserId(), false)) };
+    if user.to_bytes() != sender.as_bytes() {
+        error::facade_sync_wrong_role(sender, &user.to_string_lossy());
     }
     let rows: Vec<Row> = sent
         .iter()

@@ -96,7 +96,15 @@ def main(t):
     need_citus(t)
     coordinator, workers = citus_cluster(t, conf=LOG_ALL)
     c = coordinator
+    # Installed by a superuser, the façade refuses key changes on a
+    # coordinator: the command that sends them runs on the workers as the
+    # extension's owner. Installed by a role of its own (trusted), it works.
     c.q("CREATE EXTENSION uuid_ext")
+    refused(c, "SELECT uuid_facade_key_create()", "need uuid_ext owned by a role that is not a superuser")
+    c.q("DROP EXTENSION uuid_ext; CREATE ROLE keeper LOGIN")
+    for srv in (c, *workers):
+        srv.q("SET citus.enable_ddl_propagation = off; GRANT CREATE ON DATABASE postgres TO keeper")
+    c.q("SET ROLE keeper; CREATE EXTENSION uuid_ext")
     c.q(f"CREATE TABLE orders (id uuid7 PRIMARY KEY DEFAULT uuid_generate_v7(), n int);"
         f"SELECT create_distributed_table('orders', 'id');"
         f"INSERT INTO orders (n) SELECT generate_series(1, {N})")
@@ -105,7 +113,7 @@ def main(t):
     refused(c, "SELECT uuid_facade_key_create()", "needs this database's facade cluster key")
     print_ = c.q("SELECT uuid_facade_cluster_key_create()")
     for w in workers:
-        refused(w, "SELECT uuid_facade_key_sync('x', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '')",
+        refused(w, "SELECT uuid_facade_key_sync('x', '{}', '{}', '{}', '{}', '{}', '{}', '{}', 'x', '')",
                 "needs this database's facade cluster key")
         if move_cluster_key(c, w) != print_:
             fail(f"{w.name}'s cluster key has another fingerprint than the coordinator's")
@@ -151,13 +159,14 @@ def main(t):
     for w in workers:
         refused(w, "SELECT uuid_facade_key_create()", "on a Citus worker the facade's keys come from the coordinator")
         refused(w, "SELECT uuid_facade_key_retire(2)", "on a Citus worker")
-    refused(c, "SELECT uuid_facade_key_sync('x', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '')",
+    refused(c, "SELECT uuid_facade_key_sync('x', '{}', '{}', '{}', '{}', '{}', '{}', '{}', 'x', '')",
             "is the coordinator's command to a Citus worker")
     w = workers[0]
     w.q("CREATE ROLE app")
-    # The commands the coordinator sent, as the worker logged them: any role
-    # may send one again, or one of its own; only the latest, unchanged,
-    # goes through, and changes nothing.
+    # The commands the coordinator sent, as the worker logged them: another
+    # role may not send one (each names the role it runs as, the extension's
+    # owner); the owner may, but only the latest, unchanged, goes through,
+    # and changes nothing.
     sent = re.findall(r"SELECT \S+\.uuid_facade_key_sync\([^;\n]*\)", w.log_text())
     if len(sent) < 3:
         fail(f"the worker's log holds {len(sent)} of the coordinator's commands")
@@ -165,9 +174,10 @@ def main(t):
     forged = sent[-1].replace("'current'", "'retired'", 1)
     if forged == sent[-1]:
         fail("the latest command names no current key")
-    refused(w, f"SET ROLE app; {forged}", "does not authenticate")
-    refused(w, f"SET ROLE app; {sent[0]}", "older than this worker's")
-    w.q(f"SET ROLE app; {sent[-1]}")
+    refused(w, f"SET ROLE app; {sent[-1]}", "runs as the role the coordinator sent it for, keeper, not app")
+    refused(w, f"SET ROLE keeper; {forged}", "does not authenticate")
+    refused(w, f"SET ROLE keeper; {sent[0]}", "older than this worker's")
+    w.q(f"SET ROLE keeper; {sent[-1]}")
     if w.q(KEYS) != keys_before:
         fail("a command sent again by another role changed a worker's keys")
     # A worker whose cluster key is another: the coordinator's change fails everywhere.
@@ -179,10 +189,11 @@ def main(t):
         fail("a change that one worker refused changed keys somewhere")
     w.q("DELETE FROM uuid_facade_cluster_key")
     move_cluster_key(c, w)
-    ok("on a worker the key functions refuse (55000); the workers' side of the command refuses elsewhere (55000); "
-       f"sent by another role on a worker, one of the coordinator's {len(sent)} commands from the worker's log with a "
-       "state changed is refused (42501: the tag), the first one, replayed after the rotations, too (55000: it would "
-       "take keys back), and the latest changes nothing; a worker with another cluster key makes the coordinator's "
+    ok("on a worker the key functions refuse (55000); the workers' side of the command refuses elsewhere (55000), "
+       f"and to a role that is not the extension's owner (42501); sent by the owner on a worker, one of the "
+       f"coordinator's {len(sent)} commands from the worker's log with a state changed is refused (42501: the tag), "
+       "the first one, replayed after the rotations, too (55000: it would take keys back), and the latest changes "
+       "nothing; a worker with another cluster key makes the coordinator's "
        "change fail, and no node changes")
 
     # A worker added later.

@@ -14,6 +14,9 @@ to the role `app`; a superuser made the cluster key and moved it. Checked:
               can fail), as `dbo` every time, and `dbo` is a superuser on no
               node. (0.9.0's first draft ran the command as the bootstrap
               superuser, and `dbo` became one on every worker.)
+ watching    `app` with citus.log_remote_commands on (any role may set it)
+              sees none of the commands that carry keys, and a call of its
+              own of the workers' side on a worker is refused
  settings     `app`'s SET LOCALs, which Citus sends along to the workers:
               a search_path changes nothing of the command; a role the
               extension's owner may not take makes the change fail on
@@ -74,6 +77,19 @@ def main(t):
     ok("a trusted install by dbo, the cluster key moved by a superuser: app's key changes reach every worker, with "
        "its SET LOCAL search_path sent along too; with its SET LOCAL role sent along the change "
        + ("fails, on every node" if r.returncode != 0 else "reaches every worker"))
+
+    # app asks Citus to show the commands it sends (any role may): the
+    # command with the keys is not among them, and one of app's own is refused.
+    r = as_role(c, "app", "BEGIN; SET LOCAL citus.log_remote_commands = on; SET LOCAL client_min_messages = notice; "
+                          "SELECT uuid_facade_key_create(); ROLLBACK", check=False)
+    if r.returncode != 0 or "uuid_facade_key_sync" in r.stderr:
+        fail(f"what citus.log_remote_commands showed app of a key change:\n{r.stderr[-3000:]}")
+    r = as_role(c, "app", "SELECT result FROM run_command_on_workers($c$SELECT public.uuid_facade_key_sync("
+                          "'x', '{}', '{}', '{}', '{}', '{}', '{}', '{}', 'x', '')$c$)", check=False)
+    if "is not the coordinator's" not in r.stdout + r.stderr and "does not authenticate" not in r.stdout + r.stderr:
+        fail(f"app called the workers' side of the command: {r.stdout}{r.stderr}")
+    ok("app, with citus.log_remote_commands on, sees none of the commands of a key change that carry keys, "
+       "and a call of its own of the workers' side on a worker is refused")
 
     # dbo plants its own function where the workers look for the command's.
     signature = workers[0].q("SELECT pg_get_function_identity_arguments(p.oid) FROM pg_proc p "

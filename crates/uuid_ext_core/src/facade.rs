@@ -150,13 +150,25 @@ pub struct SyncRow<'a> {
 /// The tag that authenticates a coordinator's key table for the workers
 /// (docs/facade.md#on-a-citus-cluster): HMAC-SHA-256 under a key derived
 /// from the cluster key (HMAC of a label under it), over every field of
-/// every row, each length-prefixed. Only a holder of the cluster key makes
+/// every row, each length-prefixed, the role the command runs as, and the
+/// database's name (Citus names a
+/// database alike on every node; a copy of it made with `CREATE DATABASE
+/// ... TEMPLATE` has the cluster key too). Only a holder of the cluster key makes
 /// a tag a worker accepts, so a role that may call the workers' side
 /// cannot hand a worker keys, states or dates of its own.
-pub fn sync_tag(cluster_key: &[u8; KEY_LEN], rows: &[SyncRow<'_>]) -> [u8; 32] {
+pub fn sync_tag(
+    cluster_key: &[u8; KEY_LEN],
+    database: &str,
+    sender: &str,
+    rows: &[SyncRow<'_>],
+) -> [u8; 32] {
     let mac_key = Zeroizing::new(hmac_sha256(cluster_key, b"uuid_ext/facade/sync-key/1"));
-    let mut m = Vec::with_capacity(64 + rows.len() * 96);
+    let mut m = Vec::with_capacity(64 + database.len() + sender.len() + rows.len() * 96);
     m.extend_from_slice(b"uuid_ext/facade/sync/1\0");
+    for name in [database, sender] {
+        m.extend_from_slice(&(name.len() as u64).to_be_bytes());
+        m.extend_from_slice(name.as_bytes());
+    }
     m.extend_from_slice(&(rows.len() as u64).to_be_bytes());
     let bytes = |m: &mut Vec<u8>, b: Option<&[u8]>| match b {
         None => m.push(0),
@@ -186,8 +198,14 @@ pub fn sync_tag(cluster_key: &[u8; KEY_LEN], rows: &[SyncRow<'_>]) -> [u8; 32] {
 }
 
 /// Whether `tag` is [`sync_tag`]'s for these rows, compared in constant time.
-pub fn sync_tag_matches(cluster_key: &[u8; KEY_LEN], rows: &[SyncRow<'_>], tag: &[u8]) -> bool {
-    let want = sync_tag(cluster_key, rows);
+pub fn sync_tag_matches(
+    cluster_key: &[u8; KEY_LEN],
+    database: &str,
+    sender: &str,
+    rows: &[SyncRow<'_>],
+    tag: &[u8],
+) -> bool {
+    let want = sync_tag(cluster_key, database, sender, rows);
     tag.len() == want.len()
         && tag
             .iter()

@@ -249,16 +249,38 @@ fn cluster_sync_tag() {
         dropped: None,
     };
     let rows = [row("current", None)];
-    let tag = sync_tag(&ck, &rows);
-    assert!(sync_tag_matches(&ck, &rows, &tag));
-    assert!(!sync_tag_matches(&[8u8; KEY_LEN], &rows, &tag));
-    assert!(!sync_tag_matches(&ck, &[row("retired", Some(5))], &tag));
-    assert!(!sync_tag_matches(&ck, &[row("current", Some(5))], &tag));
-    assert!(!sync_tag_matches(&ck, &[], &tag));
-    assert!(!sync_tag_matches(&ck, &rows, &tag[..31]));
+    let tag = sync_tag(&ck, "app", "keeper", &rows);
+    assert!(sync_tag_matches(&ck, "app", "keeper", &rows, &tag));
+    assert!(!sync_tag_matches(
+        &[8u8; KEY_LEN],
+        "app",
+        "keeper",
+        &rows,
+        &tag
+    ));
+    assert!(!sync_tag_matches(
+        &ck,
+        "app",
+        "keeper",
+        &[row("retired", Some(5))],
+        &tag
+    ));
+    assert!(!sync_tag_matches(
+        &ck,
+        "app",
+        "keeper",
+        &[row("current", Some(5))],
+        &tag
+    ));
+    assert!(!sync_tag_matches(&ck, "app", "keeper", &[], &tag));
+    assert!(!sync_tag_matches(&ck, "app", "keeper", &rows, &tag[..31]));
+    assert!(
+        !sync_tag_matches(&ck, "app_copy", "keeper", &rows, &tag),
+        "another database"
+    );
     let mut other = tag;
     other[0] ^= 1;
-    assert!(!sync_tag_matches(&ck, &rows, &other));
+    assert!(!sync_tag_matches(&ck, "app", "keeper", &rows, &other));
 }
 
 #[test]
