@@ -24,6 +24,7 @@ use uuid_ext_core::facade::{
 };
 use zeroize::Zeroizing;
 
+use super::manage::superuser_only;
 use super::table::{self, KeyDatum, Row, State, Table};
 use crate::error;
 
@@ -129,13 +130,6 @@ fn cluster_key(t: &ClusterTable) -> Option<Zeroizing<[u8; KEY_LEN]>> {
         }
     });
     found
-}
-
-fn superuser_only(function: &str) {
-    // SAFETY: reads the current user's superuser flag.
-    if !unsafe { pg_sys::superuser() } {
-        error::facade_superuser_only(function);
-    }
 }
 
 fn store(t: &ClusterTable, key: &[u8; KEY_LEN]) -> String {
@@ -310,6 +304,12 @@ fn sync_command(rows: &[table::Row], cluster_key: &[u8; KEY_LEN], sender: &str) 
     )
 }
 
+/// The name of role `oid`, which exists, as the catalog holds it.
+fn role_name(oid: pg_sys::Oid) -> CString {
+    // SAFETY: a catalog lookup of a role that exists (an error otherwise).
+    unsafe { CStr::from_ptr(pg_sys::GetUserNameFromId(oid, false)) }.to_owned()
+}
+
 /// The name of the database this session is connected to.
 fn database_name() -> String {
     // SAFETY: the name of the session's own database, which exists.
@@ -350,10 +350,7 @@ pub fn sender() -> pg_sys::Oid {
 fn send(table: &Table, cluster_key: &[u8; KEY_LEN]) {
     let owner = sender();
     let (rows, _) = table.rows();
-    // SAFETY: the owner's name, of a role that exists.
-    let name = unsafe { CStr::from_ptr(pg_sys::GetUserNameFromId(owner, false)) }
-        .to_string_lossy()
-        .into_owned();
+    let name = role_name(owner).to_string_lossy().into_owned();
     let command = CString::new(sync_command(&rows, cluster_key, &name)).expect("no NUL");
     // SAFETY: a lookup in the symbols of the libraries the server loaded.
     let f = unsafe {
@@ -487,8 +484,8 @@ fn uuid_facade_key_sync(
     if !sync_tag_matches(&cluster, &database_name(), sender, &sent, tag) {
         error::facade_sync_unauthenticated();
     }
-    // SAFETY: the current user's name, of a role that exists.
-    let user = unsafe { CStr::from_ptr(pg_sys::GetUserNameFromId(pg_sys::GetUserId(), false)) };
+    // SAFETY: reads the current user's OID.
+    let user = role_name(unsafe { pg_sys::GetUserId() });
     if user.to_bytes() != sender.as_bytes() {
         error::facade_sync_wrong_role(sender, &user.to_string_lossy());
     }

@@ -120,7 +120,8 @@ fn uuid_facade_key_drop(key_id: i32) {
     }
 }
 
-fn superuser_only(function: &str) {
+/// 42501 unless the current user is a superuser, naming `function`.
+pub(super) fn superuser_only(function: &str) {
     // SAFETY: reads the current user's superuser flag.
     if !unsafe { pg_sys::superuser() } {
         error::facade_superuser_only(function);
