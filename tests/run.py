@@ -149,18 +149,22 @@ class Results:
             print(f"  FAILED  {what}" + (f": {reason}" if reason else ""))
 
 
-def call(run, results, what, fn, *args):
+def call(run, results, what, fn, *args, tidy=None):
     """Runs one test function; FAIL lines and SystemExit(1) are a failure,
-    Skip a skip. Stops every server it started and left running (not the shared ones)."""
+    Skip a skip. Stops every server it started and left running (not the shared ones).
+    `tidy`: the Test whose directory goes if this passed or was skipped (a
+    failure's stays for a look)."""
     started = len(run._servers)
+    outcome = "failed"
     try:
         fn(*args)
-        results.record(what, "passed")
+        outcome = "passed"
     except Skip as e:
+        outcome = "skipped"
         results.record(what, "skipped", str(e))
     except SystemExit as e:
         if e.code in (0, None):
-            results.record(what, "passed")
+            outcome = "passed"
         else:
             results.record(what, "failed", e.code if isinstance(e.code, str) else "")
     except Exception:
@@ -175,6 +179,10 @@ def call(run, results, what, fn, *args):
                 except SystemExit:
                     pass
         run._servers[started:] = [s for s in run._servers[started:] if id(s) in shared]
+    if outcome == "passed":
+        results.record(what, "passed")
+    if tidy is not None and outcome != "failed":
+        tidy.tidy()
 
 
 # The third-party Python packages the tests import (tests/requirements.txt).
@@ -260,7 +268,7 @@ def golden(run, pg, names, results, opts, layer, srv_of):
                              names, opts.accept)
         if failed:
             sys.exit(1)
-    call(run, results, what, body)
+    call(run, results, what, body, tidy=t)
 
 
 def layer_regress(run, pg, names, results, opts):
@@ -276,14 +284,14 @@ def layer_upgrade(run, pg, names, results, opts):
     step(f"{pg}: ALTER EXTENSION uuid_ext UPDATE from {', '.join(names or releases())}")
     t = run.test(pg, "upgrade", "all")
     call(run, results, f"upgrade on {pg.release}", lambda: load(os.path.join(HERE, "upgrade", "upgrade.py"))
-         .main(t, names or releases()))
+         .main(t, names or releases()), tidy=t)
 
 
 def layer_docs(run, pg, names, results, opts):
     step(f"{pg}: the examples and stated results of {', '.join(names) if names else 'every document'}")
     t = run.test(pg, "docs", "all")
     call(run, results, f"docs on {pg.release}", lambda: load(os.path.join(HERE, "docs", "check.py"))
-         .main(t, names or doc_names()))
+         .main(t, names or doc_names()), tidy=t)
 
 
 def layer_clients(run, pg, names, results, opts):
@@ -337,7 +345,8 @@ def layer_cluster(run, pg, names, results, opts):
     for name in names or cluster_names():
         step(f"{pg}: cluster test {name}: {first_line(os.path.join(HERE, 'cluster', name + '.py'))}")
         t = run.test(pg, "cluster", name)
-        call(run, results, f"cluster {name} on {pg.release}", python_test(os.path.join(HERE, "cluster", name + ".py")), t)
+        call(run, results, f"cluster {name} on {pg.release}", python_test(os.path.join(HERE, "cluster", name + ".py")), t,
+             tidy=t)
 
 
 def first_line(path):
@@ -365,7 +374,7 @@ def layer_demo(run, pg, names, results, opts):
         print(r.stdout + r.stderr, end="")
         if r.returncode != 0:
             sys.exit(1)
-    call(run, results, f"demo on {pg.release}", demo)
+    call(run, results, f"demo on {pg.release}", demo, tidy=t)
 
 
 def layer_minors(run, names, results, opts):
@@ -378,7 +387,7 @@ def layer_minors(run, names, results, opts):
              "server, and the other way round")
         t = run.test(new, "minors", str(new.major))
         t.pair = (old, new)
-        call(run, results, f"minors {old.release} and {new.release}", lambda t=t: load(module).main(t))
+        call(run, results, f"minors {old.release} and {new.release}", lambda t=t: load(module).main(t), tidy=t)
 
 
 def layer_pg_upgrade(run, names, results, opts):
@@ -391,7 +400,8 @@ def layer_pg_upgrade(run, names, results, opts):
         step(f"pg_upgrade from {old} to {new} with the steps of docs/operations.md")
         t = run.test(new, "pg_upgrade", f"{old.major}-{new.major}")
         t.pair = (old, new)
-        call(run, results, f"pg_upgrade {old.release} -> {new.release}", lambda t=t: load(module).main(t))
+        call(run, results, f"pg_upgrade {old.release} -> {new.release}", lambda t=t: load(module).main(t),
+             tidy=t)
 
 
 PER_SERVER = {"pg_test": layer_pg_test, "regress": layer_regress, "not_preloaded": layer_not_preloaded,
