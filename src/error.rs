@@ -645,6 +645,42 @@ pub fn facade_cluster_owner_superuser() -> ! {
     )
 }
 
+/// 55000: a key change where Citus would send a `SET LOCAL`'s text on the
+/// connection that carries the keys to the workers.
+#[track_caller]
+pub fn facade_set_propagated() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "a facade key change cannot follow a SET LOCAL that Citus passes on to the workers (citus.propagate_set_commands = local)".into(),
+        Some("Citus sends such a SET's whole query string on every worker connection of the transaction, and the keys reach the workers on a connection of the extension's owner."),
+        Some("Change the keys in a transaction of their own, without SET LOCAL, or with citus.propagate_set_commands = none: docs/facade.md#on-a-citus-cluster."),
+    )
+}
+
+/// 55000: a key change on a coordinator in the transaction that loaded
+/// uuid_ext's library, whose start the library did not see.
+#[track_caller]
+pub fn facade_loaded_in_transaction() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "a facade key change on a Citus coordinator cannot run in the transaction that loaded uuid_ext's library".into(),
+        Some("uuid_ext cannot tell which SET LOCALs Citus would pass on to the workers from before it was loaded."),
+        Some("Preload it (shared_preload_libraries = 'citus,uuid_ext'), or run the key change again: docs/facade.md#on-a-citus-cluster."),
+    )
+}
+
+/// 55000: a SET that Citus would pass on, after a key change in the same
+/// transaction.
+#[track_caller]
+pub fn facade_set_after_send() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "SET and RESET cannot follow a facade key change in the same transaction while citus.propagate_set_commands = local".into(),
+        Some("Citus would send the statement's whole query string on the extension owner's connection to each worker, which carried the keys."),
+        Some("Commit the key change first: docs/facade.md#on-a-citus-cluster."),
+    )
+}
+
 /// XX000: Citus is in the database but its library's function is missing.
 #[track_caller]
 pub fn facade_citus_missing() -> ! {

@@ -28,6 +28,7 @@ mod types;
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     guc::register();
+    facade::set_guard::install();
     // SAFETY: a flag PostgreSQL sets while it loads shared_preload_libraries.
     if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
         sequencer::init_preloaded();

@@ -25,6 +25,7 @@ use uuid_ext_core::facade::{
 use zeroize::Zeroizing;
 
 use super::manage::superuser_only;
+use super::set_guard;
 use super::table::{self, KeyDatum, Row, State, Table};
 use crate::error;
 
@@ -349,6 +350,7 @@ pub fn sender() -> pg_sys::Oid {
 /// (docs/facade.md#on-a-citus-cluster).
 fn send(table: &Table, cluster_key: &[u8; KEY_LEN]) {
     let owner = sender();
+    set_guard::refuse_if_sets_propagate();
     let (rows, _) = table.rows();
     let name = role_name(owner).to_string_lossy().into_owned();
     let command = CString::new(sync_command(&rows, cluster_key, &name)).expect("no NUL");
@@ -397,6 +399,7 @@ fn send(table: &Table, cluster_key: &[u8; KEY_LEN]) {
         pg_sys::SetUserIdAndSecContext(saved, context);
         pg_sys::AtEOXact_GUC(true, nest);
     }
+    set_guard::guard_until_end();
 }
 
 /// After a key function changed the keys on a coordinator: the workers get

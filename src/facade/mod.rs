@@ -12,6 +12,7 @@ pub mod cluster;
 pub mod keys;
 pub mod manage;
 pub mod secret;
+pub mod set_guard;
 pub mod table;
 
 use pgrx::datum::Uuid;

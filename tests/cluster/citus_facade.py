@@ -41,6 +41,7 @@ import re
 import subprocess
 
 from citus import add_workers, citus_cluster, need_citus, on_workers, refused, task_count
+from facade import PIN, SAFE
 from pg import fail, ok
 
 LOG_ALL = ["log_statement = 'all'", "log_min_duration_statement = 0", "log_parameter_max_length = -1"]
@@ -52,13 +53,15 @@ KEYS = "SELECT string_agg(key_id || ' ' || state || ' ' || fingerprint || ' ' ||
 
 def move_cluster_key(coordinator, worker, db="postgres"):
     """The documented move: export on the coordinator, import on the worker,
-    through a pipe between two psql, the bytes as COPY data only."""
-    export = subprocess.Popen([*coordinator.psql(db), "-c",
+    through a pipe between two psql, the bytes as COPY data only, each
+    psql with the superuser's search path pinned (SAFE, PIN)."""
+    export = subprocess.Popen([*coordinator.psql(db), "-q", "-c", SAFE, "-c", PIN, "-c",
                                "\\copy (SELECT uuid_facade_cluster_key_export()) TO STDOUT"],
                               stdout=subprocess.PIPE)
-    r = subprocess.run([*worker.psql(db), "-c", "CREATE TEMP TABLE moving (key bytea)",
-                        "-c", "\\copy moving FROM PSTDIN",
-                        "-c", "SELECT uuid_facade_cluster_key_import(key) FROM moving"],
+    r = subprocess.run([*worker.psql(db), "-q", "-c", SAFE, "-c", PIN,
+                        "-c", "CREATE TEMP TABLE moving (key pg_catalog.bytea)",
+                        "-c", "\\copy pg_temp.moving FROM PSTDIN",
+                        "-c", "SELECT uuid_facade_cluster_key_import(key) FROM pg_temp.moving"],
                        stdin=export.stdout, capture_output=True, text=True)
     export.stdout.close()
     if export.wait() != 0 or r.returncode != 0:

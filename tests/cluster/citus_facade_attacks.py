@@ -17,10 +17,20 @@ to the role `app`; a superuser made the cluster key and moved it. Checked:
  watching    `app` with citus.log_remote_commands on (any role may set it)
               sees none of the commands that carry keys, and a call of its
               own of the workers' side on a worker is refused
- settings     `app`'s SET LOCALs, which Citus sends along to the workers:
-              a search_path changes nothing of the command; a role the
-              extension's owner may not take makes the change fail on
-              every node, or reach every one, never some
+ settings     `app`'s SET LOCALs, which Citus (citus.propagate_set_commands
+              = local) sends with their whole query string on every worker
+              connection of the transaction, the extension owner's that
+              carries the keys among them: a key change refuses (55000)
+              after one, a SET or RESET refuses after a key change, and SQL
+              in a SET's query string runs on no node (it ran as `dbo` on
+              every worker before this check)
+
+ planted      (first) `dbo` plants, on every node, a schema named after the
+  (move)      superuser with functions under the cluster key's functions'
+              names, and a table public.moving: the documented move, its
+              search path pinned, runs none of them
+ not preloaded a coordinator that does not preload uuid_ext: a key change
+              in the transaction that loaded the library refuses (55000)
 
 Skips where Citus cannot run (citus.py's need_citus).
 """
@@ -52,31 +62,95 @@ def main(t):
         srv.q(f"SET citus.enable_ddl_propagation = off; ALTER DATABASE {DB} OWNER TO dbo")
     as_role(c, "dbo", "CREATE EXTENSION uuid_ext; GRANT EXECUTE ON FUNCTION uuid_facade_key_create(), "
                       "uuid_v7_to_facade(uuid, text) TO app")
+    # dbo plants, on every node, what a superuser's unqualified names would
+    # find before uuid_ext's: a schema named after the superuser ("$user"
+    # comes first) with functions under the cluster key's functions' names
+    # that record the key and make dbo a superuser, and a table
+    # public.moving, found before a temporary one. The documented move pins
+    # the search path; the old one (unpinned) ran them.
+    for srv in (c, *workers):
+        as_role(srv, "dbo", """SET citus.enable_ddl_propagation = off;
+CREATE SCHEMA postgres;
+CREATE TABLE postgres.loot (what text, superuser boolean, key bytea);
+GRANT ALL ON postgres.loot TO PUBLIC;
+CREATE FUNCTION postgres.uuid_facade_cluster_key_export() RETURNS bytea LANGUAGE plpgsql AS $f$
+DECLARE k bytea := public.uuid_facade_cluster_key_export();
+BEGIN
+  INSERT INTO postgres.loot SELECT 'export', r.rolsuper, k FROM pg_catalog.pg_roles r WHERE r.rolname = current_user;
+  IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN ALTER ROLE dbo SUPERUSER; END IF;
+  RETURN k;
+END $f$;
+CREATE FUNCTION postgres.uuid_facade_cluster_key_import(k bytea) RETURNS text LANGUAGE plpgsql AS $f$
+BEGIN
+  INSERT INTO postgres.loot SELECT 'import', r.rolsuper, k FROM pg_catalog.pg_roles r WHERE r.rolname = current_user;
+  IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN ALTER ROLE dbo SUPERUSER; END IF;
+  RETURN public.uuid_facade_cluster_key_import(k);
+END $f$;
+CREATE TABLE public.moving (key bytea);
+GRANT ALL ON public.moving TO PUBLIC;
+""")
     print_ = c.q("SELECT uuid_facade_cluster_key_create()", db=DB)
     for w in workers:
         if move_cluster_key(c, w, db=DB) != print_:
             fail(f"{w.name}'s cluster key is not the coordinator's")
+    for srv in (c, *workers):
+        if srv.q("SELECT rolsuper FROM pg_roles WHERE rolname = 'dbo'") != "f":
+            fail(f"the documented cluster key move made dbo a superuser on {srv.name}")
+        took = srv.q("SELECT (SELECT count(*) FROM postgres.loot) || ' ' || (SELECT count(*) FROM public.moving)", db=DB)
+        if took != "0 0":
+            fail(f"the documented cluster key move ran dbo's functions or filled its table on {srv.name} "
+                 f"(rows in postgres.loot, public.moving: {took})")
+    ok("dbo planted a schema named after the superuser with functions under the cluster key's functions' names, "
+       "and a table public.moving, on every node: the documented move (search path pinned) ran none of them, "
+       "filled nothing of dbo's, and dbo is a superuser on no node")
     as_role(c, "app", "SELECT uuid_facade_key_create()")
     here = c.q(KEYS, db=DB)
     if any(w.q(KEYS, db=DB) != here for w in workers):
         fail("a key made by app did not reach every worker")
 
-    # app's SET LOCALs travel with the command: a search_path changes
-    # nothing of it; a role the extension's owner may not take makes it
-    # fail, everywhere.
-    as_role(c, "app", "BEGIN; SET citus.propagate_set_commands = local; SET LOCAL search_path = pg_temp; "
-                      "SELECT public.uuid_facade_key_create(); COMMIT")
+    # app's SET LOCALs: with citus.propagate_set_commands = local (any role
+    # may set it) Citus sends a SET LOCAL's whole query string on every
+    # worker connection of the transaction, the extension owner's one that
+    # carries the keys among them; a string of two statements sends both.
+    # (0.9.0 before this check: the payload ran as dbo on every worker.)
+    payload = ("DO $x$ BEGIN IF current_user <> 'app' THEN "
+               "PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', 'off', true); "
+               "CREATE TABLE public.injected AS SELECT current_user::text AS who; END IF; END $x$")
+    begin = "\\set VERBOSITY verbose\nBEGIN;\nSET LOCAL citus.propagate_set_commands = local;\n"
+    attempts = {
+        "a SET LOCAL search_path before it": begin + "SET LOCAL search_path = pg_temp;\n"
+                                                     "SELECT public.uuid_facade_key_create();\nCOMMIT;\n",
+        "a SET LOCAL role before it": begin + "SET LOCAL role app;\nSELECT public.uuid_facade_key_create();\nCOMMIT;\n",
+        "SQL in a SET LOCAL's query string before it": begin + f"SET LOCAL work_mem = '8MB' \\; {payload};\n"
+                                                               "SELECT uuid_facade_key_create();\nCOMMIT;\n",
+        "the same with a savepoint between": begin + f"SET LOCAL work_mem = '8MB' \\; {payload};\nSAVEPOINT s;\n"
+                                                     "SELECT uuid_facade_key_create();\nCOMMIT;\n",
+        "SQL in a SET after it, in one statement": (
+            "\\set VERBOSITY verbose\nDO $d$ BEGIN\n"
+            "  PERFORM pg_catalog.set_config('citus.propagate_set_commands', 'local', true);\n"
+            "  PERFORM uuid_facade_key_create();\n"
+            f"  EXECUTE $e$SET LOCAL work_mem = '9MB'; {payload}$e$;\nEND $d$;\n"),
+        "a RESET ALL after it": begin + "SELECT uuid_facade_key_create();\nRESET ALL;\nCOMMIT;\n",
+    }
+    for what, sql in attempts.items():
+        before = c.q(KEYS, db=DB)
+        r = as_role(c, "app", sql, check=False)
+        if "55000" not in r.stderr or "citus.propagate_set_commands" not in r.stderr:
+            fail(f"a key change by app with {what} was not refused (55000):\n{sql}\n{r.stdout}{r.stderr[-1500:]}")
+        for srv in (c, *workers):
+            if srv.q(KEYS, db=DB) != before:
+                fail(f"a key change by app with {what}, refused, changed the keys on {srv.name}")
+            if srv.q("SELECT to_regclass('public.injected')", db=DB) != "":
+                fail(f"app's SQL sent along with {what} ran on {srv.name} as "
+                     + srv.q("SELECT who FROM public.injected", db=DB))
+    # Without SET propagation, a SET after the change is the caller's own.
+    as_role(c, "app", "BEGIN; SELECT uuid_facade_key_create(); SET LOCAL work_mem = '8MB'; COMMIT")
     here = c.q(KEYS, db=DB)
     if any(w.q(KEYS, db=DB) != here for w in workers):
-        fail("a key made by app with its search_path sent along did not reach every worker")
-    r = as_role(c, "app", "BEGIN; SET citus.propagate_set_commands = local; SET LOCAL role app; "
-                          "SELECT public.uuid_facade_key_create(); COMMIT", check=False)
-    after = c.q(KEYS, db=DB)
-    if any(w.q(KEYS, db=DB) != after for w in workers) or (r.returncode != 0) != (after == here):
-        fail(f"app's SET LOCAL role sent along left the nodes apart: {r.stderr}")
-    ok("a trusted install by dbo, the cluster key moved by a superuser: app's key changes reach every worker, with "
-       "its SET LOCAL search_path sent along too; with its SET LOCAL role sent along the change "
-       + ("fails, on every node" if r.returncode != 0 else "reaches every worker"))
+        fail("a key made by app, a SET LOCAL after it (not passed on), did not reach every worker")
+    ok("app's key changes with SET propagation on refuse (55000), and no node's keys change: "
+       + "; ".join(attempts) + "; with it off, a SET LOCAL after a key change is app's own and the key reaches "
+       "every worker")
 
     # app asks Citus to show the commands it sends (any role may): the
     # command with the keys is not among them, and one of app's own is refused.
@@ -90,6 +164,33 @@ def main(t):
         fail(f"app called the workers' side of the command: {r.stdout}{r.stderr}")
     ok("app, with citus.log_remote_commands on, sees none of the commands of a key change that carry keys, "
        "and a call of its own of the workers' side on a worker is refused")
+
+    # A coordinator that does not preload uuid_ext: the transaction that
+    # loads the library cannot tell what SETs came before in it, so a key
+    # change there refuses; the session's next one goes through.
+    c.stop()
+    c.configure("shared_preload_libraries = 'citus'", "max_connections = 100")
+    c.start()
+    before = c.q(KEYS, db=DB)
+    r = as_role(c, "app", "\\set ON_ERROR_STOP 0\n" + begin + f"SET LOCAL work_mem = '8MB' \\; {payload};\n"
+                          "SELECT uuid_facade_key_create();\nCOMMIT;\n"
+                          "SELECT uuid_facade_key_create();\n", check=False)
+    if "55000" not in r.stderr or "loaded uuid_ext's library" not in r.stderr:
+        fail(f"on a coordinator not preloading uuid_ext, a key change in the transaction that loaded it was not "
+             f"refused:\n{r.stdout}{r.stderr[-1500:]}")
+    for srv in (c, *workers):
+        if srv.q("SELECT to_regclass('public.injected')", db=DB) != "":
+            fail(f"app's SQL sent along ran on {srv.name} on a coordinator not preloading uuid_ext")
+    after = c.q(KEYS, db=DB)
+    if after == before or any(w.q(KEYS, db=DB) != after for w in workers):
+        fail(f"the session's next key change did not reach every worker:\n{r.stdout}{r.stderr[-1500:]}\n"
+             f"before: {before}\nafter: {after}\nworkers: {[w.q(KEYS, db=DB) for w in workers]}")
+    ok("on a coordinator not preloading uuid_ext, a key change in the transaction that loaded the library "
+       "refuses (55000), the SQL in its SET LOCAL's string runs nowhere, and the session's next key change reaches "
+       "every worker")
+    c.stop()
+    c.configure("shared_preload_libraries = 'citus,uuid_ext'")
+    c.start()
 
     # dbo plants its own function where the workers look for the command's.
     signature = workers[0].q("SELECT pg_get_function_identity_arguments(p.oid) FROM pg_proc p "
@@ -124,5 +225,6 @@ $c$)""")
     ok("dbo dropped uuid_ext on the workers and planted a function under the command's name that would make it a "
        "superuser: key changes on the coordinator by app, by dbo and by a superuser ran it on each worker as dbo "
        f"({ran[0]}), and dbo is a superuser on no node")
+
     for srv in (*workers, c):
         srv.stop()

@@ -35,6 +35,14 @@ import psycopg
 
 from pg import fail, ok, wait_for
 
+# A superuser's search path in a database whose owner it need not trust
+# (docs/facade.md#moving-a-key): SAFE, then PIN.
+SAFE = "SET search_path = pg_catalog, pg_temp"
+PIN = ("DO $$BEGIN PERFORM pg_catalog.set_config('search_path', 'pg_catalog, ' || "
+       "(SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
+       "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'uuid_ext') "
+       "|| ', pg_temp', false); END$$")
+
 N = 2_000
 LOG_ALL = ["log_statement = 'all'", "log_min_duration_statement = 0", "log_parameter_max_length = -1",
            "wal_level = replica", "max_wal_senders = 4", "shared_preload_libraries = 'uuid_ext'"]
@@ -175,12 +183,13 @@ def main(t):
         fail(f"the second database finds {found} rows from the first's faces")
     key_file = t.path("key")
     current = p.q("SELECT key_id FROM uuid_facade_keys WHERE state = 'current'")
-    subprocess.run([*p.psql("postgres"), "-c",
+    subprocess.run([*p.psql("postgres"), "-q", "-c", SAFE, "-c", PIN, "-c",
                     f"\\copy (SELECT uuid_facade_key_export({current})) TO '{key_file}'"],
                    check=True)
-    subprocess.run([*p.psql("other"), "-c", "CREATE TEMP TABLE moving (key bytea)",
-                    "-c", f"\\copy moving FROM '{key_file}'",
-                    "-c", "SELECT uuid_facade_key_import(key) FROM moving"], check=True, capture_output=True)
+    subprocess.run([*p.psql("other"), "-q", "-c", SAFE, "-c", PIN,
+                    "-c", "CREATE TEMP TABLE moving (key pg_catalog.bytea)",
+                    "-c", f"\\copy pg_temp.moving FROM '{key_file}'",
+                    "-c", "SELECT uuid_facade_key_import(key) FROM pg_temp.moving"], check=True, capture_output=True)
     os.unlink(key_file)
     if faces(p, "other") != second:
         fail("the key moved into another database gives other faces there")
