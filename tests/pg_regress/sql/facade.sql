@@ -16,9 +16,8 @@ END $$;
 
 -- No key yet: 55000, and a hint that names uuid_facade_key_create().
 SELECT * FROM uuid_facade_keys;
-\set VERBOSITY verbose
 SELECT uuid_v7_to_facade('01936f7a-1c2d-7e3f-8a4b-5c6d7e8f9a0b');
-\set VERBOSITY default
+SELECT pg_temp.fails($$SELECT uuid_v7_to_facade('01936f7a-1c2d-7e3f-8a4b-5c6d7e8f9a0b')$$);
 SELECT pg_temp.fails($$SELECT uuid_facade_to_v7('adfa3dfb-2322-4c5e-b1b9-3bfb6996e3d0')$$);
 SELECT uuid_facade_candidates('adfa3dfb-2322-4c5e-b1b9-3bfb6996e3d0') AS no_candidates;
 
