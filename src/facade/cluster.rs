@@ -364,6 +364,8 @@ fn send(table: &Table, cluster_key: &[u8; KEY_LEN]) {
     if f.is_null() {
         error::facade_citus_missing();
     }
+    // Before the command goes out (docs/facade.md#on-a-citus-cluster).
+    set_guard::guard_until_end();
     // SAFETY: Citus's version-1 function `Datum
     // execute_command_on_remote_nodes_as_user(PG_FUNCTION_ARGS)` (text,
     // text), called by PostgreSQL's fmgr as the bootstrap superuser; the
@@ -399,7 +401,6 @@ fn send(table: &Table, cluster_key: &[u8; KEY_LEN]) {
         pg_sys::SetUserIdAndSecContext(saved, context);
         pg_sys::AtEOXact_GUC(true, nest);
     }
-    set_guard::guard_until_end();
 }
 
 /// After a key function changed the keys on a coordinator: the workers get

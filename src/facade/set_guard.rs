@@ -59,18 +59,21 @@ pub fn refuse_if_sets_propagate() {
 }
 
 /// From now until this transaction ends, a SET that Citus would pass on
-/// refuses (55000).
+/// refuses (55000). Called before the command goes out: a send that fails
+/// part way, in a subtransaction the caller rolls back, may leave the
+/// owner's connection in the transaction.
 pub fn guard_until_end() {
     SENT.set(true);
 }
 
 #[pg_guard]
 unsafe extern "C-unwind" fn transaction_ended(event: pg_sys::XactEvent::Type, _arg: *mut c_void) {
+    // Not at PREPARE TRANSACTION: Citus keeps what it would send until the
+    // session's next commit or abort, and so do we.
     if matches!(
         event,
         pg_sys::XactEvent::XACT_EVENT_COMMIT
             | pg_sys::XactEvent::XACT_EVENT_ABORT
-            | pg_sys::XactEvent::XACT_EVENT_PREPARE
             | pg_sys::XactEvent::XACT_EVENT_PARALLEL_COMMIT
             | pg_sys::XactEvent::XACT_EVENT_PARALLEL_ABORT
     ) {
@@ -112,9 +115,12 @@ unsafe extern "C-unwind" fn process_utility(
         }
         SET_SEEN.set(true);
     }
-    // SAFETY: the next hook, or PostgreSQL's own, with the arguments given.
+    // SAFETY: the next hook, or PostgreSQL's own, with the arguments given,
+    // behind pgrx's boundary (an ERROR there becomes a Rust panic here,
+    // which #[pg_guard] turns back into the ERROR); nothing to drop is
+    // alive across it.
     unsafe {
-        match PREVIOUS.get() {
+        pg_sys::ffi::pg_guard_ffi_boundary(|| match PREVIOUS.get() {
             Some(previous) => previous(
                 pstmt,
                 query_string,
@@ -135,6 +141,6 @@ unsafe extern "C-unwind" fn process_utility(
                 dest,
                 qc,
             ),
-        }
+        })
     }
 }

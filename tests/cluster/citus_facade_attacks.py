@@ -143,6 +143,40 @@ GRANT ALL ON public.moving TO PUBLIC;
             if srv.q("SELECT to_regclass('public.injected')", db=DB) != "":
                 fail(f"app's SQL sent along with {what} ran on {srv.name} as "
                      + srv.q("SELECT who FROM public.injected", db=DB))
+    # A key change that fails part way (a worker refuses dbo's login), caught
+    # in a PL/pgSQL block: the owner's connection to a worker reached before
+    # the failing one stays in the transaction, and a SET after it refuses
+    # all the same. Each worker fails once, whatever order Citus takes them in.
+    for down in workers:
+        down.q("SET citus.enable_ddl_propagation = off; ALTER ROLE dbo NOLOGIN")
+        before = c.q(KEYS, db=DB)
+        r = as_role(c, "app", "\\set VERBOSITY verbose\nBEGIN;\n"
+                              "DO $d$ BEGIN PERFORM uuid_facade_key_create(); "
+                              "EXCEPTION WHEN OTHERS THEN NULL; END $d$;\n"
+                              "SET LOCAL citus.propagate_set_commands = local;\n"
+                              f"SET LOCAL work_mem = '8MB' \\; {payload};\nCOMMIT;\n", check=False)
+        down.q("SET citus.enable_ddl_propagation = off; ALTER ROLE dbo LOGIN")
+        if "55000" not in r.stderr or "cannot follow a facade key change" not in r.stderr:
+            fail(f"a SET after a key change that failed on {down.name} was not refused (55000):\n"
+                 f"{r.stdout}{r.stderr[-1500:]}")
+        for srv in (c, *workers):
+            if srv.q(KEYS, db=DB) != before:
+                fail(f"a key change that failed on {down.name} changed the keys on {srv.name}")
+            if srv.q("SELECT to_regclass('public.injected')", db=DB) != "":
+                fail(f"after a key change that failed on {down.name}, app's SQL in a SET's string ran on "
+                     f"{srv.name} as " + srv.q("SELECT who FROM public.injected", db=DB))
+    attempts["a SET after a key change that failed on one worker, caught"] = ""
+    # Citus keeps a prepared transaction's SET text until the session's next
+    # transaction ends; so does uuid_ext.
+    before = c.q(KEYS, db=DB)
+    r = as_role(c, "app", "\\set VERBOSITY verbose\nBEGIN;\nSET LOCAL citus.propagate_set_commands = local;\n"
+                          "SET LOCAL work_mem = '8MB';\nPREPARE TRANSACTION 'uuid_ext_attack';\n"
+                          "SELECT uuid_facade_key_create();\n", check=False)
+    c.q("ROLLBACK PREPARED 'uuid_ext_attack'", db=DB)
+    if "55000" not in r.stderr or "citus.propagate_set_commands" not in r.stderr or c.q(KEYS, db=DB) != before:
+        fail(f"a key change after PREPARE TRANSACTION of a transaction with a SET passed on was not refused:\n"
+             f"{r.stdout}{r.stderr[-1500:]}")
+    attempts["a SET in the transaction before, prepared"] = ""
     # Without SET propagation, a SET after the change is the caller's own.
     as_role(c, "app", "BEGIN; SELECT uuid_facade_key_create(); SET LOCAL work_mem = '8MB'; COMMIT")
     here = c.q(KEYS, db=DB)
