@@ -115,12 +115,13 @@ unsafe extern "C-unwind" fn process_utility(
         }
         SET_SEEN.set(true);
     }
-    // SAFETY: the next hook, or PostgreSQL's own, with the arguments given,
-    // behind pgrx's boundary (an ERROR there becomes a Rust panic here,
-    // which #[pg_guard] turns back into the ERROR); nothing to drop is
-    // alive across it.
+    // SAFETY: the next hook, or PostgreSQL's own, with the arguments given.
+    // An ERROR in it longjmps past this frame, which holds nothing to drop
+    // (pgrx's pg_guard_ffi_boundary here aborted the backend: an ERROR
+    // caught by PL/pgSQL inside CREATE EXTENSION became a non-unwinding
+    // panic).
     unsafe {
-        pg_sys::ffi::pg_guard_ffi_boundary(|| match PREVIOUS.get() {
+        match PREVIOUS.get() {
             Some(previous) => previous(
                 pstmt,
                 query_string,
@@ -141,6 +142,6 @@ unsafe extern "C-unwind" fn process_utility(
                 dest,
                 qc,
             ),
-        })
+        }
     }
 }
