@@ -24,7 +24,7 @@ use uuid_ext_core::facade::{
 };
 use zeroize::Zeroizing;
 
-use super::manage::superuser_only;
+use super::secret::superuser_only;
 use super::set_guard;
 use super::table::{self, KeyDatum, Row, State, Table};
 use crate::error;

@@ -8,6 +8,7 @@ use uuid_ext_core::facade::{fingerprint, KEY_LEN, TEST_KEY};
 use zeroize::Zeroizing;
 
 use super::cluster;
+use super::secret::superuser_only;
 use super::table::{self, NewRow, Row, State, Table};
 use crate::error;
 
@@ -117,14 +118,6 @@ fn uuid_facade_key_drop(key_id: i32) {
     if existing(&change.rows, key_id) != State::Dropped {
         change.table.update(|id, _| id == key_id, State::Dropped);
         change.done();
-    }
-}
-
-/// 42501 unless the current user is a superuser, naming `function`.
-pub(super) fn superuser_only(function: &str) {
-    // SAFETY: reads the current user's superuser flag.
-    if !unsafe { pg_sys::superuser() } {
-        error::facade_superuser_only(function);
     }
 }
 

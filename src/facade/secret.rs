@@ -181,6 +181,15 @@ pub unsafe extern "C-unwind" fn uuid_facade_secret_send(
     }
 }
 
+/// 42501 unless the current user is a superuser, naming `function`: the key
+/// functions that move key material (docs/facade.md#who-may-call-what).
+pub(super) fn superuser_only(function: &str) {
+    // SAFETY: reads the current user's superuser flag.
+    if !unsafe { pg_sys::superuser() } {
+        error::facade_superuser_only(function);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse_text;
