@@ -23,8 +23,9 @@ CREATE TYPE uuid_facade_secret (
   INTERNALLENGTH = 32, ALIGNMENT = char, STORAGE = plain
 );
 COMMENT ON TYPE uuid_facade_secret IS 'A facade key''s 32 bytes, shown to superusers only';
--- No other role keeps a value of it (a table, a view, a default of its own);
--- its functions are the type's, not for calling.
+-- No other role keeps a value of it (a table, a view, a default of its own;
+-- nor a row of the key tables, below); its functions are the type's, not
+-- for calling.
 REVOKE USAGE ON TYPE uuid_facade_secret FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_secret_in(cstring), uuid_facade_secret_out(uuid_facade_secret),
   uuid_facade_secret_recv(internal), uuid_facade_secret_send(uuid_facade_secret) FROM PUBLIC;
@@ -61,19 +62,25 @@ ALTER TABLE uuid_facade_key ENABLE ALWAYS TRIGGER uuid_facade_key_changed;
 REVOKE EXECUTE ON FUNCTION uuid_facade_key_changed() FROM PUBLIC;
 -- A row changes through the key functions, or by a superuser (42501 for
 -- anyone else who may write: the extension's owner, pg_write_all_data).
+-- ALWAYS: a subscription's apply (session_replication_role = replica)
+-- fires it too, so one owned by a role that is not a superuser changes no
+-- row.
 CREATE TRIGGER uuid_facade_key_guard
   BEFORE INSERT OR UPDATE OR DELETE ON uuid_facade_key
   FOR EACH ROW EXECUTE FUNCTION uuid_facade_key_guard();
+ALTER TABLE uuid_facade_key ENABLE ALWAYS TRIGGER uuid_facade_key_guard;
 REVOKE EXECUTE ON FUNCTION uuid_facade_key_guard() FROM PUBLIC;
 
 -- The cluster key (docs/facade.md#on-a-citus-cluster): one per database,
--- on every node of a Citus cluster, under which the coordinator sends the
--- keys to the workers. Kept as the keys are: bytes for superusers only,
--- dumped for them only, changed only through its functions.
+-- on every node of a Citus cluster, under which the coordinator seals the
+-- keys for the workers, with the generation of the key set this node last
+-- sealed or took. Kept as the keys are: bytes for superusers only, dumped
+-- for them only, changed only through its functions.
 CREATE TABLE uuid_facade_cluster_key (
   key uuid_facade_secret NOT NULL,
   fingerprint text NOT NULL,
-  created timestamptz NOT NULL
+  created timestamptz NOT NULL,
+  generation bigint NOT NULL DEFAULT 0
 );
 CREATE UNIQUE INDEX uuid_facade_cluster_key_one ON uuid_facade_cluster_key ((true));
 REVOKE ALL ON uuid_facade_cluster_key FROM PUBLIC;
@@ -82,6 +89,11 @@ SELECT pg_catalog.pg_extension_config_dump('uuid_facade_cluster_key',
 CREATE TRIGGER uuid_facade_cluster_key_guard
   BEFORE INSERT OR UPDATE OR DELETE ON uuid_facade_cluster_key
   FOR EACH ROW EXECUTE FUNCTION uuid_facade_key_guard();
+ALTER TABLE uuid_facade_cluster_key ENABLE ALWAYS TRIGGER uuid_facade_cluster_key_guard;
+-- A column of the tables' row types would hold a key's bytes past the
+-- REVOKE on uuid_facade_secret (a composite's USAGE is checked, not its
+-- fields'): no other role keeps a row of them in a table of its own.
+REVOKE USAGE ON TYPE uuid_facade_key, uuid_facade_cluster_key FROM PUBLIC;
 
 -- The keys without their bytes. (Plain DDL, as the table: the names resolve
 -- while the script's search_path puts pg_catalog first.)
@@ -91,10 +103,6 @@ REVOKE ALL ON uuid_facade_keys FROM PUBLIC;
 
 -- Who may map and manage keys: the extension's owner, who grants it on.
 -- Superusers only: moving key bytes between databases, the cluster key.
--- (The workers' side of the coordinator's command, uuid_facade_key_sync,
--- stays open to PUBLIC: it takes only a command the cluster key
--- authenticates, run by the role it names, the coordinator's extension
--- owner; on a worker Citus added later that role owns nothing here.)
 REVOKE EXECUTE ON FUNCTION uuid_v7_to_facade(uuid, text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_to_v7(uuid, text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION uuid_facade_to_v7(uuid, text, integer) FROM PUBLIC;

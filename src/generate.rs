@@ -2,6 +2,7 @@
 //! generator, lay out the bits (all of which the core does).
 
 use std::cell::RefCell;
+use std::sync::atomic::Ordering;
 
 use pgrx::datum::{Interval, TimestampWithTimeZone, Uuid};
 use pgrx::prelude::*;
@@ -83,7 +84,11 @@ fn next_v7() -> (u64, u64) {
         match drawn {
             Ok(word) => break word,
             Err(Stop::Reset) => continue,
-            Err(Stop::Ahead(over)) => draw::wait_for_clock(v7::VERSION, over),
+            Err(Stop::Ahead(over)) => {
+                if !draw::follow_if_went_back(v7::VERSION, over, word.load(Ordering::Acquire)) {
+                    draw::wait_for_clock(v7::VERSION, over);
+                }
+            }
             Err(e) => stopped(v7::VERSION, e),
         }
     };
@@ -109,7 +114,11 @@ fn next_v6() -> (u64, u64) {
         match drawn {
             Ok(word) => break word,
             Err(Stop::Reset) => continue,
-            Err(Stop::Ahead(over)) => draw::wait_for_clock(v6::VERSION, over),
+            Err(Stop::Ahead(over)) => {
+                if !draw::follow_if_went_back(v6::VERSION, over, word.load(Ordering::Acquire)) {
+                    draw::wait_for_clock(v6::VERSION, over);
+                }
+            }
             Err(e) => stopped(v6::VERSION, e),
         }
     };

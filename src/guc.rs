@@ -5,8 +5,11 @@
 //! `uuid_ext.durable_wal`, `uuid_ext.watermark_interval`,
 //! `uuid_ext.clock_ahead_warning` and `uuid_ext.max_lead`.
 
+use std::ffi::{c_char, CString};
+
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting, PostgresGucEnum};
 use pgrx::pg_sys;
+use pgrx::prelude::*;
 
 #[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Monotonicity {
@@ -154,6 +157,7 @@ pub fn register() {
         GucContext::Sighup,
         GucFlags::UNIT_MS,
     );
+    define_channels();
     // A misspelt uuid_ext.* setting is an error, not a silent placeholder.
     // SAFETY: called from _PG_init, after our settings are defined.
     unsafe {
@@ -214,4 +218,77 @@ pub fn max_lead_ms() -> u64 {
 /// `uuid_ext.watermark_interval` in milliseconds.
 pub fn watermark_interval_ms() -> u64 {
     u64::try_from(WATERMARK_INTERVAL_MS.get()).unwrap_or(1)
+}
+
+// The settings that are not settings: values the library computes, read
+// with SHOW behind a name no role can plant (a function's or an
+// operator's could be), and the channel a Citus coordinator's keys reach a
+// worker by (docs/facade.md#on-a-citus-cluster). Hidden from SHOW ALL and
+// pg_settings, which would compute them for every reader.
+static mut WATERMARK: *mut c_char = std::ptr::null_mut();
+static mut FACADE_GENERATION: *mut c_char = std::ptr::null_mut();
+static mut FACADE_SYNC: *mut c_char = std::ptr::null_mut();
+
+fn define_channels() {
+    let hidden = (pg_sys::GUC_NO_SHOW_ALL
+        | pg_sys::GUC_NOT_IN_SAMPLE
+        | pg_sys::GUC_DISALLOW_IN_FILE
+        | pg_sys::GUC_NO_RESET_ALL) as i32;
+    // SAFETY: defines settings from _PG_init, each with its own storage,
+    // which PostgreSQL owns from now on.
+    unsafe {
+        pg_sys::DefineCustomStringVariable(
+            c"uuid_ext.watermark".as_ptr(),
+            c"uuid_v7_watermark(), as SHOW reads it: what a Citus cluster's watermark asks each node.".as_ptr(),
+            std::ptr::null(),
+            &raw mut WATERMARK,
+            c"".as_ptr(),
+            pg_sys::GucContext::PGC_INTERNAL,
+            hidden,
+            None,
+            None,
+            Some(show_watermark),
+        );
+        pg_sys::DefineCustomStringVariable(
+            c"uuid_ext.facade_generation".as_ptr(),
+            c"The generation of the facade key set this node last sent or took on a Citus cluster (0: none).".as_ptr(),
+            std::ptr::null(),
+            &raw mut FACADE_GENERATION,
+            c"".as_ptr(),
+            pg_sys::GucContext::PGC_INTERNAL,
+            hidden,
+            None,
+            None,
+            Some(show_facade_generation),
+        );
+        pg_sys::DefineCustomStringVariable(
+            c"uuid_ext.facade_sync".as_ptr(),
+            c"A Citus coordinator's sealed facade keys, which its key functions set on each worker.".as_ptr(),
+            std::ptr::null(),
+            &raw mut FACADE_SYNC,
+            c"".as_ptr(),
+            pg_sys::GucContext::PGC_USERSET,
+            hidden,
+            Some(crate::facade::cluster::check_sync),
+            None,
+            None,
+        );
+    }
+}
+
+/// A palloc'd copy of `s`, as a show hook returns it.
+fn shown(s: String) -> *const c_char {
+    let c = CString::new(s).expect("no NUL in what is shown");
+    // SAFETY: a palloc'd copy in the statement's memory.
+    unsafe { pg_sys::pstrdup(c.as_ptr()) }
+}
+
+#[pg_guard]
+unsafe extern "C-unwind" fn show_watermark() -> *const c_char {
+    shown(crate::sequencer::watermark::now().to_string())
+}
+
+#[pg_guard]
+unsafe extern "C-unwind" fn show_facade_generation() -> *const c_char {
+    shown(crate::facade::cluster::generation_shown())
 }

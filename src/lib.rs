@@ -4,6 +4,7 @@
 use pgrx::prelude::*;
 
 mod bounds;
+mod callbacks;
 mod compat_pg18;
 mod compat_pg_uuidv7;
 mod datadir;
@@ -28,7 +29,7 @@ mod types;
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     guc::register();
-    facade::set_guard::install();
+    callbacks::register();
     // SAFETY: a flag PostgreSQL sets while it loads shared_preload_libraries.
     if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
         sequencer::init_preloaded();

@@ -10,8 +10,8 @@
 //! a statement trigger on the table for changes made in SQL (a superuser's,
 //! a restore, logical replication's apply: the trigger fires there too),
 //! send a relcache invalidation (at once to this backend, at commit to the
-//! others, and through the WAL to standbys), which the callback registered
-//! here receives. The table is read with the latest snapshot, whatever the
+//! others, and through the WAL to standbys), which [`relcache_changed`]
+//! receives (registered with the others in `callbacks.rs`). The table is read with the latest snapshot, whatever the
 //! transaction's isolation level: an invalidation that arrived before the
 //! read must be in what was read, or the cache would keep an old key after
 //! its transaction. Inside a parallel query (where PostgreSQL gives no newer
@@ -23,8 +23,8 @@ use std::cell::{Cell, RefCell};
 use pgrx::prelude::*;
 use uuid_ext_core::facade::Facade;
 
+use super::error;
 use super::table::{self, State};
-use crate::error;
 
 /// One key that can still decode (current or retired).
 pub struct Live {
@@ -63,7 +63,6 @@ impl Keys {
 
 thread_local! {
     static CACHE: RefCell<Option<Keys>> = const { RefCell::new(None) };
-    static CALLBACK_REGISTERED: Cell<bool> = const { Cell::new(false) };
     /// The key table this backend last looked up, and how many
     /// invalidations of it arrived: a load during which one arrived may
     /// have read what the invalidation announced as changed, or not.
@@ -86,8 +85,9 @@ pub fn with<R>(f: impl FnOnce(&Keys) -> R) -> R {
     CACHE.with_borrow(|c| f(c.as_ref().expect("loaded above")))
 }
 
-#[pg_guard]
-unsafe extern "C-unwind" fn relcache_changed(_arg: pg_sys::Datum, relid: pg_sys::Oid) {
+/// The relcache callback (`callbacks.rs`): an invalidation of the key
+/// table, or of every relation, drops the cache.
+pub fn relcache_changed(relid: pg_sys::Oid) {
     // InvalidOid: every relation's cache entry was dropped.
     if relid == pg_sys::InvalidOid || relid == TABLE.get() {
         CHANGES.set(CHANGES.get() + 1);
@@ -95,42 +95,19 @@ unsafe extern "C-unwind" fn relcache_changed(_arg: pg_sys::Datum, relid: pg_sys:
     }
 }
 
-#[pg_guard]
-unsafe extern "C-unwind" fn transaction_ended(
-    event: pg_sys::XactEvent::Type,
-    _arg: *mut std::ffi::c_void,
-) {
-    if matches!(
-        event,
-        pg_sys::XactEvent::XACT_EVENT_COMMIT
-            | pg_sys::XactEvent::XACT_EVENT_ABORT
-            | pg_sys::XactEvent::XACT_EVENT_PREPARE
-            | pg_sys::XactEvent::XACT_EVENT_PARALLEL_COMMIT
-            | pg_sys::XactEvent::XACT_EVENT_PARALLEL_ABORT
-    ) {
-        table::reset_writing();
-        CACHE.with_borrow_mut(|c| {
-            if c.as_ref().is_some_and(|k| k.provisional) {
-                *c = None;
-            }
-        });
-    }
-}
-
-fn register_callbacks() {
-    if !CALLBACK_REGISTERED.get() {
-        // SAFETY: registers plain functions for the life of the backend,
-        // once (PostgreSQL has a fixed number of relcache callback slots).
-        unsafe {
-            pg_sys::CacheRegisterRelcacheCallback(Some(relcache_changed), pg_sys::Datum::from(0));
-            pg_sys::RegisterXactCallback(Some(transaction_ended), std::ptr::null_mut());
+/// At the end (or the PREPARE) of a top-level transaction
+/// (`callbacks.rs`): a write the guard let through is over, and a cache
+/// read with a statement's snapshot goes.
+pub fn transaction_ended() {
+    table::reset_writing();
+    CACHE.with_borrow_mut(|c| {
+        if c.as_ref().is_some_and(|k| k.provisional) {
+            *c = None;
         }
-        CALLBACK_REGISTERED.set(true);
-    }
+    });
 }
 
 fn load() -> Keys {
-    register_callbacks();
     let table = table::table();
     TABLE.set(table.oid);
     let (rows, latest) = table.rows();

@@ -8,17 +8,17 @@ use uuid_ext_core::facade::{fingerprint, KEY_LEN, TEST_KEY};
 use zeroize::Zeroizing;
 
 use super::cluster;
-use super::secret::superuser_only;
+use super::error;
+use super::secret::{superuser_only, SecretBytes};
 use super::table::{self, NewRow, Row, State, Table};
-use crate::error;
 
 /// A key change in progress: the table, locked against concurrent key
-/// changes, its rows, and on a Citus coordinator the cluster key the
-/// change goes to the workers under.
+/// changes, its rows, and on a Citus coordinator what the change goes to
+/// the workers with.
 struct Change {
     table: Table,
     rows: Vec<Row>,
-    cluster_key: Option<zeroize::Zeroizing<[u8; KEY_LEN]>>,
+    sending: Option<cluster::Sending>,
 }
 
 /// Begins a key change; in a read-only transaction (a standby's too),
@@ -26,21 +26,21 @@ struct Change {
 fn locked(function: &std::ffi::CStr) -> Change {
     // SAFETY: raises 25006 when the transaction is read-only.
     unsafe { pg_sys::PreventCommandIfReadOnly(function.as_ptr()) };
-    let cluster_key = cluster::before_change();
+    let sending = cluster::before_change();
     let table = table::table();
     table::lock(&table);
     let (rows, _) = table.rows();
     Change {
         table,
         rows,
-        cluster_key,
+        sending,
     }
 }
 
 impl Change {
     /// Ends it: on a Citus coordinator every worker gets the keys.
     fn done(self) {
-        cluster::after_change(&self.table, self.cluster_key.as_ref());
+        cluster::after_change(&self.table, self.sending);
     }
 }
 
@@ -124,7 +124,7 @@ fn uuid_facade_key_drop(key_id: i32) {
 /// Key `key_id`'s 32 bytes, for `uuid_facade_key_import()` in another
 /// database (docs/facade.md#moving-a-key). Superusers only.
 #[pg_extern(volatile, strict, parallel_unsafe)]
-fn uuid_facade_key_export(key_id: i32) -> Vec<u8> {
+fn uuid_facade_key_export(key_id: i32) -> SecretBytes {
     superuser_only("uuid_facade_key_export");
     let (rows, _) = table::table().rows();
     let row = rows
@@ -132,7 +132,7 @@ fn uuid_facade_key_export(key_id: i32) -> Vec<u8> {
         .find(|r| r.id == key_id)
         .unwrap_or_else(|| error::facade_key_not_live(key_id, false));
     match &row.key {
-        Some(key) if row.state != State::Dropped => key.to_vec(),
+        Some(key) if row.state != State::Dropped => SecretBytes(key.clone()),
         _ => error::facade_key_not_live(key_id, true),
     }
 }

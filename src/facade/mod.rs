@@ -8,18 +8,18 @@
 //! the extension's owner, who grants it on (sql/facade.sql). A `uuid7`
 //! argument reaches them through its implicit cast to `uuid`.
 
+pub mod citus;
 pub mod cluster;
+pub mod error;
 pub mod keys;
 pub mod manage;
 pub mod secret;
-pub mod set_guard;
 pub mod table;
 
 use pgrx::datum::Uuid;
 use pgrx::prelude::*;
+use uuid_ext_core::facade::Refused;
 use uuid_ext_core::layout;
-
-use crate::error;
 
 /// The face of the UUIDv7 `id` under this database's current key and
 /// `context`: a UUIDv4 that shows nothing of `id`'s time.
@@ -33,19 +33,25 @@ fn uuid_v7_to_facade(id: Uuid, context: default!(&str, "''")) -> Uuid {
             .facade
             .to_facade(id.as_bytes(), context.as_bytes())
             .map(Uuid::from_bytes)
-            .unwrap_or_else(|| {
-                error::wrong_version("uuid_v7_to_facade", 7, layout::version(id.as_bytes()))
-            })
+            .unwrap_or_else(|r| refused(r, "uuid_v7_to_facade", 7, &id))
     })
+}
+
+/// The error of a face not made: `function` takes a UUID of `version`.
+fn refused(r: Refused, function: &str, version: u8, given: &Uuid) -> ! {
+    match r {
+        Refused::WrongVersion => {
+            crate::error::wrong_version(function, version, layout::version(given.as_bytes()))
+        }
+        Refused::OutOfMemory => error::facade_out_of_memory(),
+    }
 }
 
 fn to_v7(facade: &Uuid, context: &str, key: &keys::Live) -> Uuid {
     key.facade
         .to_v7(facade.as_bytes(), context.as_bytes())
         .map(Uuid::from_bytes)
-        .unwrap_or_else(|| {
-            error::wrong_version("uuid_facade_to_v7", 4, layout::version(facade.as_bytes()))
-        })
+        .unwrap_or_else(|r| refused(r, "uuid_facade_to_v7", 4, facade))
 }
 
 /// The UUIDv7 whose face under the current key and `context` is `facade`.
@@ -73,7 +79,7 @@ fn uuid_facade_to_v7_with_key(facade: Uuid, context: &str, key_id: i32) -> Uuid 
 #[pg_extern(stable, strict, parallel_safe)]
 fn uuid_facade_candidates(facade: Uuid, context: default!(&str, "''")) -> Vec<Uuid> {
     if layout::version(facade.as_bytes()) != Some(4) {
-        error::wrong_version(
+        crate::error::wrong_version(
             "uuid_facade_candidates",
             4,
             layout::version(facade.as_bytes()),
@@ -107,6 +113,5 @@ extension_sql_file!(
         cluster::uuid_facade_cluster_key_export,
         cluster::uuid_facade_cluster_key_import,
         cluster::uuid_facade_cluster_sync,
-        cluster::uuid_facade_key_sync,
     ],
 );

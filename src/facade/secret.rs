@@ -16,7 +16,8 @@
 //! Input is a superuser's too: PostgreSQL compares two rows byte by byte
 //! (`*<`, `record_image_lt`) without the type's functions, so a role that
 //! could make a value of bytes it chose could compare it with a stored key
-//! and find the key bit by bit. PUBLIC has no USAGE on the type either
+//! and find the key bit by bit. PUBLIC has no USAGE on the type either,
+//! nor on the key tables' row types, which would carry it as a field
 //! (sql/facade.sql): no other role keeps a copy of a key in a table, a view
 //! or a default of its own.
 
@@ -26,7 +27,7 @@ use pgrx::pg_sys;
 use pgrx::prelude::*;
 use uuid_ext_core::facade::KEY_LEN;
 
-use crate::error;
+use super::error;
 
 /// Whether this role may see a key's bytes: a superuser, or logical
 /// decoding (a historic snapshot is active only there).
@@ -179,6 +180,50 @@ pub unsafe extern "C-unwind" fn uuid_facade_secret_send(
         std::ptr::copy_nonoverlapping(key.as_ptr(), out.add(pg_sys::VARHDRSZ), KEY_LEN);
         pg_sys::Datum::from(out)
     }
+}
+
+/// A key's bytes handed to SQL as a `bytea` (the export functions, for
+/// superusers): PostgreSQL gets its own copy, and this one is wiped when
+/// the value is dropped.
+pub struct SecretBytes(pub zeroize::Zeroizing<[u8; KEY_LEN]>);
+
+use pgrx::datum::IntoDatum;
+
+impl IntoDatum for SecretBytes {
+    fn into_datum(self) -> Option<pg_sys::Datum> {
+        (&self.0[..]).into_datum()
+    }
+
+    fn type_oid() -> pg_sys::Oid {
+        pg_sys::BYTEAOID
+    }
+}
+
+// SAFETY: the datum returned is the function's result.
+unsafe impl pgrx::callconv::BoxRet for SecretBytes {
+    unsafe fn box_into<'fcx>(
+        self,
+        fcinfo: &mut pgrx::callconv::FcInfo<'fcx>,
+    ) -> pgrx::datum::Datum<'fcx> {
+        // SAFETY: as pgrx's own results.
+        unsafe { fcinfo.return_optional_datum(self.into_datum()) }
+    }
+}
+
+// SAFETY: the SQL type is bytea, as `[u8]`'s, whose datum it makes.
+unsafe impl pgrx::pgrx_sql_entity_graph::metadata::SqlTranslatable for SecretBytes {
+    const TYPE_IDENT: &'static str =
+        <[u8] as pgrx::pgrx_sql_entity_graph::metadata::SqlTranslatable>::TYPE_IDENT;
+    const TYPE_ORIGIN: pgrx::pgrx_sql_entity_graph::metadata::TypeOrigin =
+        pgrx::pgrx_sql_entity_graph::metadata::TypeOrigin::External;
+    const ARGUMENT_SQL: Result<
+        pgrx::pgrx_sql_entity_graph::metadata::SqlMappingRef,
+        pgrx::pgrx_sql_entity_graph::metadata::ArgumentError,
+    > = <[u8] as pgrx::pgrx_sql_entity_graph::metadata::SqlTranslatable>::ARGUMENT_SQL;
+    const RETURN_SQL: Result<
+        pgrx::pgrx_sql_entity_graph::metadata::ReturnsRef,
+        pgrx::pgrx_sql_entity_graph::metadata::ReturnsError,
+    > = <[u8] as pgrx::pgrx_sql_entity_graph::metadata::SqlTranslatable>::RETURN_SQL;
 }
 
 /// 42501 unless the current user is a superuser, naming `function`: the key

@@ -17,49 +17,10 @@ use std::ptr;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use uuid_ext_core::facade::KEY_LEN;
+pub use uuid_ext_core::keyset::{Row, State};
 use zeroize::Zeroizing;
 
-use crate::error;
-
-/// A key's state as the table spells it.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum State {
-    Current,
-    Retired,
-    Dropped,
-}
-
-impl State {
-    pub fn parse(s: &[u8]) -> State {
-        match s {
-            b"current" => State::Current,
-            b"retired" => State::Retired,
-            _ => State::Dropped,
-        }
-    }
-
-    pub fn name(self) -> &'static CStr {
-        match self {
-            State::Current => c"current",
-            State::Retired => c"retired",
-            State::Dropped => c"dropped",
-        }
-    }
-}
-
-/// One row of the table, as the façade needs it and as a coordinator sends
-/// it to a worker.
-pub struct Row {
-    pub id: i32,
-    pub state: State,
-    /// None for a dropped key.
-    pub key: Option<Zeroizing<[u8; KEY_LEN]>>,
-    pub fingerprint: String,
-    /// PostgreSQL's timestamps (microseconds since 2000).
-    pub created: i64,
-    pub retired: Option<i64>,
-    pub dropped: Option<i64>,
-}
+use super::error;
 
 /// The columns' numbers, found by name.
 #[derive(Clone, Copy)]
@@ -91,7 +52,7 @@ pub struct Table {
 
 /// The extension's schema, from its row of `pg_extension` (by OID: the
 /// catalog function that does this is not exported before PostgreSQL 16).
-fn extension_row(extension: pg_sys::Oid) -> (pg_sys::Oid, pg_sys::Oid) {
+fn extension_schema(extension: pg_sys::Oid) -> pg_sys::Oid {
     // SAFETY: a catalog scan by the index on pg_extension's OID, as
     // PostgreSQL's own extension.c does; the tuple is read before the scan
     // ends.
@@ -115,10 +76,10 @@ fn extension_row(extension: pg_sys::Oid) -> (pg_sys::Oid, pg_sys::Oid) {
         );
         let tuple = pg_sys::systable_getnext(scan);
         let row = if tuple.is_null() {
-            (pg_sys::InvalidOid, pg_sys::InvalidOid)
+            pg_sys::InvalidOid
         } else {
             let e = &*pg_sys::heap_tuple_get_struct::<pg_sys::FormData_pg_extension>(tuple);
-            (e.extnamespace, e.extowner)
+            e.extnamespace
         };
         pg_sys::systable_endscan(scan);
         pg_sys::table_close(rel, pg_sys::AccessShareLock as _);
@@ -130,9 +91,6 @@ fn extension_row(extension: pg_sys::Oid) -> (pg_sys::Oid, pg_sys::Oid) {
 pub struct Extension {
     pub oid: pg_sys::Oid,
     pub schema: pg_sys::Oid,
-    /// Who ran `CREATE EXTENSION` (on a trusted install, the database's
-    /// owner, not the objects' owner).
-    pub owner: pg_sys::Oid,
 }
 
 /// The installed extension of this database (55000 when there is none).
@@ -142,8 +100,10 @@ pub fn extension() -> Extension {
     if oid == pg_sys::InvalidOid {
         error::facade_table_missing();
     }
-    let (schema, owner) = extension_row(oid);
-    Extension { oid, schema, owner }
+    Extension {
+        oid,
+        schema: extension_schema(oid),
+    }
 }
 
 /// The table named `name` in the extension's schema that is a member of
@@ -162,15 +122,19 @@ pub fn member(extension: &Extension, name: &CStr) -> Option<pg_sys::Oid> {
 
 /// The position of column `name` of table `oid` (an error when missing).
 pub fn column(oid: pg_sys::Oid, name: &CStr) -> usize {
-    // SAFETY: a catalog lookup by OID and name.
-    let n = unsafe { pg_sys::get_attnum(oid, name.as_ptr()) };
-    if n <= 0 {
+    column_if_any(oid, name).unwrap_or_else(|| {
         error::facade_table_unreadable(&format!(
             "a table of the facade has no column {}",
             name.to_string_lossy()
-        ));
-    }
-    n as usize - 1
+        ))
+    })
+}
+
+/// The position of column `name` of table `oid`, if it has one.
+pub fn column_if_any(oid: pg_sys::Oid, name: &CStr) -> Option<usize> {
+    // SAFETY: a catalog lookup by OID and name.
+    let n = unsafe { pg_sys::get_attnum(oid, name.as_ptr()) };
+    (n > 0).then(|| n as usize - 1)
 }
 
 /// The installed extension's key table, `uuid_facade_key`.
@@ -296,13 +260,18 @@ impl Table {
                 values[c.key_id].value() as i32
             };
             let state = if nulls[c.state] {
-                State::Dropped
+                None
             } else {
                 let text = pg_sys::text_to_cstring(values[c.state].cast_mut_ptr());
                 let state = State::parse(CStr::from_ptr(text).to_bytes());
                 pg_sys::pfree(text.cast());
                 state
-            };
+            }
+            .unwrap_or_else(|| {
+                error::facade_table_unreadable(&format!(
+                    "facade key {id} has a state uuid_ext does not know"
+                ))
+            });
             let key = (!nulls[c.key]).then(|| {
                 let mut k = Zeroizing::new([0u8; KEY_LEN]);
                 match self.key_type {
@@ -484,9 +453,44 @@ impl Writer {
                 change(values, nulls);
                 pg_sys::ExecStoreVirtualTuple(new);
                 pg_sys::ExecSimpleRelationUpdate(self.info, self.estate, self.epq, old, new);
+                wipe(tuple);
             }
         }
     }
+
+    /// Removes every row `pick` chooses, as the latest snapshot shows them
+    /// (under the table's lock).
+    pub fn delete(&mut self, mut pick: impl FnMut(&[pg_sys::Datum], &[bool]) -> bool) {
+        // SAFETY: each chosen row is copied out of the scan, then removed
+        // through the executor's delete (row triggers).
+        unsafe {
+            let desc = (*self.rel).rd_att;
+            let mut chosen = Vec::new();
+            scan(
+                self.rel,
+                (*self.estate).es_snapshot,
+                |values, nulls, tuple| {
+                    if pick(values, nulls) {
+                        chosen.push(pg_sys::heap_copytuple(tuple));
+                    }
+                },
+            );
+            for tuple in chosen {
+                let old =
+                    pg_sys::ExecInitExtraTupleSlot(self.estate, desc, &pg_sys::TTSOpsHeapTuple);
+                pg_sys::ExecStoreHeapTuple(tuple, old, false);
+                pg_sys::ExecSimpleRelationDelete(self.info, self.estate, self.epq, old);
+                wipe(tuple);
+            }
+        }
+    }
+}
+
+/// Zeroes a row copied out of the table (it may hold a key) before its
+/// memory is freed.
+unsafe fn wipe(tuple: pg_sys::HeapTuple) {
+    // SAFETY (the caller's): a palloc'd copy no slot reads any more.
+    unsafe { ptr::write_bytes((*tuple).t_data.cast::<u8>(), 0, (*tuple).t_len as usize) }
 }
 
 /// One write of table `oid` (locked by the caller against other changes
@@ -575,6 +579,18 @@ pub fn text_datum(s: &CStr) -> pg_sys::Datum {
     unsafe { pg_sys::Datum::from(pg_sys::cstring_to_text(s.as_ptr())) }
 }
 
+/// A datum of type text holding a state's name (palloc'd).
+fn state_datum(state: State) -> pg_sys::Datum {
+    let name = state.name();
+    // SAFETY: copies the name's bytes into a new text.
+    unsafe {
+        pg_sys::Datum::from(pg_sys::cstring_to_text_with_len(
+            name.as_ptr().cast(),
+            name.len() as i32,
+        ))
+    }
+}
+
 /// A palloc'd copy of a key, as a datum of `uuid_facade_secret` (or, for
 /// 0.8.0's column, `bytea`); wiped by [`wipe`] once the table has its own.
 pub struct KeyDatum {
@@ -631,7 +647,7 @@ impl Table {
         write(self.oid, |w| {
             w.insert(&[
                 (c.key_id, Some(pg_sys::Datum::from(row.id))),
-                (c.state, Some(text_datum(row.state.name()))),
+                (c.state, Some(state_datum(row.state))),
                 (c.key, key.as_ref().map(KeyDatum::datum)),
                 (c.fingerprint, Some(text_datum(&fingerprint))),
                 (c.created, Some(pg_sys::Datum::from(now))),
@@ -654,7 +670,7 @@ impl Table {
                     pick(row.id, row.state)
                 },
                 |values, nulls| {
-                    values[c.state] = text_datum(to.name());
+                    values[c.state] = state_datum(to);
                     if nulls[c.retired] {
                         values[c.retired] = now;
                         nulls[c.retired] = false;
@@ -669,14 +685,18 @@ impl Table {
         });
     }
 
-    /// Makes the table hold `rows` as they are (each replaces the row of
-    /// its id, or is added): another node's keys. The rows that are not
-    /// current go first, so that the one current key is never two.
-    pub fn put(&self, rows: &[Row]) {
+    /// Makes the table hold exactly `rows` (each replaces the row of its
+    /// id, or is added; a row of another id goes): another node's keys.
+    /// The rows that are not current go first, so that the one current key
+    /// is never two.
+    pub fn replace(&self, rows: &[Row]) {
         let c = self.columns;
         let mut ordered: Vec<&Row> = rows.iter().collect();
         ordered.sort_by_key(|r| (r.state == State::Current, r.id));
         write(self.oid, |w| {
+            w.delete(|v, n| {
+                n[c.key_id] || !rows.iter().any(|r| r.id == v[c.key_id].value() as i32)
+            });
             for row in ordered {
                 let fingerprint = std::ffi::CString::new(row.fingerprint.as_str())
                     .unwrap_or_else(|_| error::facade_table_unreadable("a fingerprint with a NUL"));
@@ -684,7 +704,7 @@ impl Table {
                 let time = |t: Option<i64>| t.map(pg_sys::Datum::from);
                 let values = [
                     (c.key_id, Some(pg_sys::Datum::from(row.id))),
-                    (c.state, Some(text_datum(row.state.name()))),
+                    (c.state, Some(state_datum(row.state))),
                     (c.key, key.as_ref().map(KeyDatum::datum)),
                     (c.fingerprint, Some(text_datum(&fingerprint))),
                     (c.created, time(Some(row.created))),

@@ -13,7 +13,9 @@
 //! raises it when it first sees a new period of the wall clock (2^20 ns,
 //! about a millisecond). A draw
 //! above the ceiling waits here, in short interruptible sleeps, until the
-//! clock has moved on.
+//! clock has moved on; one further above it than the bound itself met a
+//! reference that went back (both clocks stepped back), and does not wait:
+//! the reference follows the word.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -154,6 +156,23 @@ pub fn wait_for_clock(version: u8, over: u64) {
     // SAFETY: a plain sleep; PostgreSQL's signal handlers end it early.
     unsafe { pg_sys::pg_usleep(us as std::ffi::c_long) };
     pgrx::check_for_interrupts!();
+}
+
+/// Whether a draw of `version` that stopped `over` units above its ceiling
+/// met a reference that went back (`lead::reference_went_back`); then the
+/// reference follows the word the draw is from, `word`, as it follows the
+/// words a start begins from, and the caller draws again at once.
+#[cold]
+pub fn follow_if_went_back(version: u8, over: u64, word: u64) -> bool {
+    let (bound, time_ns) = match version {
+        7 => (bound(lead::v7_units), lead::v7_ns(word)),
+        _ => (bound(lead::v6_units), lead::v6_ns(word)),
+    };
+    if !lead::reference_went_back(over, bound) {
+        return false;
+    }
+    reference().raise(time_ns, clock::monotonic_ns());
+    true
 }
 
 /// Tests build the word at its edge rather than wait 8,000 years; the

@@ -32,7 +32,6 @@ pub mod worker;
 /// From `_PG_init` while the postmaster loads `shared_preload_libraries`.
 pub fn init_preloaded() {
     setup::init_preloaded();
-    watermark::init_preloaded();
     redo::register();
     worker::register();
 }

@@ -327,54 +327,31 @@ fn end_of_transaction() {
     ANNOUNCED.set(None);
 }
 
-/// The transaction callback (registered in the postmaster when preloaded):
-/// a prepared transaction's announcement moves to a prepared slot.
-#[pg_guard]
-unsafe extern "C-unwind" fn on_xact_event(
-    event: pg_sys::XactEvent::Type,
-    _arg: *mut std::ffi::c_void,
-) {
-    use pg_sys::XactEvent::*;
-    match event {
-        XACT_EVENT_PARALLEL_COMMIT | XACT_EVENT_PARALLEL_ABORT => ANNOUNCED.set(None),
-        XACT_EVENT_PREPARE => {
-            if let Some(slot) = my_slot() {
-                move_to_prepared(slot);
-            }
-            ANNOUNCED.set(None);
-        }
-        _ => {}
+/// At PREPARE TRANSACTION (`callbacks.rs`): the announcement moves to a
+/// prepared slot, where it stays until COMMIT PREPARED or ROLLBACK PREPARED.
+pub fn at_prepare() {
+    if let Some(slot) = my_slot() {
+        move_to_prepared(slot);
     }
+    ANNOUNCED.set(None);
 }
 
-/// The resource-release callback: a commit or abort withdraws the
-/// announcement when the top-level transaction's resources are released,
-/// which is after every transaction callback has run. Another extension's
-/// callback may still finish the transaction's work there: Citus commits
-/// the workers' prepared parts of a distributed transaction in its
-/// commit callback, which runs after ours (it is loaded first), so a
-/// withdrawal in ours would let a poller pass a key whose row a worker has
-/// not committed yet (docs/ordering.md#the-commit-watermark).
-#[pg_guard]
-unsafe extern "C-unwind" fn on_release(
-    phase: pg_sys::ResourceReleasePhase::Type,
-    _is_commit: bool,
-    is_top_level: bool,
-    _arg: *mut std::ffi::c_void,
-) {
-    if is_top_level && phase == pg_sys::ResourceReleasePhase::RESOURCE_RELEASE_AFTER_LOCKS {
-        end_of_transaction();
-    }
+/// At the end of a parallel worker's part of a transaction: its
+/// announcement is its leader's to withdraw.
+pub fn at_parallel_end() {
+    ANNOUNCED.set(None);
 }
 
-/// From `_PG_init` in the postmaster: every backend inherits the callbacks.
-pub fn init_preloaded() {
-    // SAFETY: registers callbacks with PostgreSQL's transaction manager and
-    // resource owners.
-    unsafe {
-        pg_sys::RegisterXactCallback(Some(on_xact_event), std::ptr::null_mut());
-        pg_sys::RegisterResourceReleaseCallback(Some(on_release), std::ptr::null_mut());
-    }
+/// When a top-level transaction's resources are released after it
+/// committed or aborted (`callbacks.rs`), which is after every transaction
+/// callback has run: the announcement is withdrawn. Another extension's
+/// callback may still finish the transaction's work before that: Citus
+/// commits the workers' prepared parts of a distributed transaction in its
+/// commit callback, so a withdrawal in a transaction callback could let a
+/// poller pass a key whose row a worker has not committed yet
+/// (docs/ordering.md#the-commit-watermark).
+pub fn at_release() {
+    end_of_transaction();
 }
 
 /// The announcements of prepared transactions still in progress that
@@ -447,6 +424,13 @@ pub fn open_since_before(at_ms: u64) -> usize {
 /// the last watermark replayed from the primary's WAL (server-wide).
 #[pg_extern(volatile, parallel_safe)]
 fn uuid_v7_watermark() -> Uuid {
+    now()
+}
+
+/// The watermark now: `uuid_v7_watermark()`, and `SHOW uuid_ext.watermark`
+/// (what a Citus cluster's watermark asks each node: a name no role can
+/// plant, docs/ordering.md#on-a-citus-cluster).
+pub fn now() -> Uuid {
     if !shmem::preloaded() {
         error::watermark_unavailable("uuid_ext is not in shared_preload_libraries");
     }

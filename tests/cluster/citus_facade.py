@@ -40,42 +40,26 @@ import os
 import re
 import subprocess
 
-from citus import add_workers, citus_cluster, need_citus, on_workers, refused, task_count
-from facade import PIN, SAFE
+from citus_fixture import KEYS, add_workers, citus_cluster, move_cluster_key, need_citus, refused, task_count
 from pg import fail, ok
 
 LOG_ALL = ["log_statement = 'all'", "log_min_duration_statement = 0", "log_parameter_max_length = -1"]
 N = 1000
-KEYS = "SELECT string_agg(key_id || ' ' || state || ' ' || fingerprint || ' ' || created || ' ' || " \
-       "coalesce(retired::text, '-') || ' ' || coalesce(dropped::text, '-'), ', ' ORDER BY key_id) " \
-       "FROM uuid_facade_keys"
-
-
-def move_cluster_key(coordinator, worker, db="postgres"):
-    """The documented move: export on the coordinator, import on the worker,
-    through a pipe between two psql, the bytes as COPY data only, each
-    psql with the superuser's search path pinned (SAFE, PIN)."""
-    export = subprocess.Popen([*coordinator.psql(db), "-q", "-c", SAFE, "-c", PIN, "-c",
-                               "\\copy (SELECT uuid_facade_cluster_key_export()) TO STDOUT"],
-                              stdout=subprocess.PIPE)
-    r = subprocess.run([*worker.psql(db), "-q", "-c", SAFE, "-c", PIN,
-                        "-c", "CREATE TEMP TABLE moving (key pg_catalog.bytea)",
-                        "-c", "\\copy pg_temp.moving FROM PSTDIN",
-                        "-c", "SELECT uuid_facade_cluster_key_import(key) FROM pg_temp.moving"],
-                       stdin=export.stdout, capture_output=True, text=True)
-    export.stdout.close()
-    if export.wait() != 0 or r.returncode != 0:
-        fail(f"moving the cluster key to {worker.name}: {r.stdout}{r.stderr}")
-    return r.stdout.strip()
+# The key set a worker took from the coordinator, as the worker logged it.
+SENT = re.compile(r"SET LOCAL uuid_ext\.facade_sync TO '([0-9a-f]+)'")
 
 
 def same_everywhere(coordinator, workers, what):
-    """Every node's keys (ids, states, dates, fingerprints) are the coordinator's."""
+    """Every node's keys (ids, states, dates, fingerprints) are the
+    coordinator's, and so is the generation of its key set."""
     here = coordinator.q(KEYS)
+    generation = coordinator.q("SHOW uuid_ext.facade_generation")
     for w in workers:
         there = w.q(KEYS)
         if there != here:
             fail(f"{what}: {w.name}'s keys are not the coordinator's:\n  {there}\n  {here}")
+        if w.q("SHOW uuid_ext.facade_generation") != generation:
+            fail(f"{what}: {w.name}'s key set generation is not the coordinator's ({generation})")
     return here
 
 
@@ -99,12 +83,9 @@ def main(t):
     need_citus(t)
     coordinator, workers = citus_cluster(t, conf=LOG_ALL)
     c = coordinator
-    # Installed by a superuser, the façade refuses key changes on a
-    # coordinator: the command that sends them runs on the workers as the
-    # extension's owner. Installed by a role of its own (trusted), it works.
-    c.q("CREATE EXTENSION uuid_ext")
-    refused(c, "SELECT uuid_facade_key_create()", "need uuid_ext owned by a role that is not a superuser")
-    c.q("DROP EXTENSION uuid_ext; CREATE ROLE keeper LOGIN")
+    # Installed by a role of its own (trusted); the keys are changed by a
+    # superuser here, and by other roles in citus_facade_attacks.
+    c.q("CREATE ROLE keeper LOGIN")
     for srv in (c, *workers):
         srv.q("SET citus.enable_ddl_propagation = off; GRANT CREATE ON DATABASE postgres TO keeper")
     c.q("SET ROLE keeper; CREATE EXTENSION uuid_ext")
@@ -116,8 +97,7 @@ def main(t):
     refused(c, "SELECT uuid_facade_key_create()", "needs this database's facade cluster key")
     print_ = c.q("SELECT uuid_facade_cluster_key_create()")
     for w in workers:
-        refused(w, "SELECT uuid_facade_key_sync('x', '{}', '{}', '{}', '{}', '{}', '{}', '{}', 'x', '')",
-                "needs this database's facade cluster key")
+        refused(w, "SET uuid_ext.facade_sync = '00'", "has no facade cluster key")
         if move_cluster_key(c, w) != print_:
             fail(f"{w.name}'s cluster key has another fingerprint than the coordinator's")
     refused(c, "SELECT uuid_facade_cluster_key_create()", "has a facade cluster key already")
@@ -162,27 +142,38 @@ def main(t):
     for w in workers:
         refused(w, "SELECT uuid_facade_key_create()", "on a Citus worker the facade's keys come from the coordinator")
         refused(w, "SELECT uuid_facade_key_retire(2)", "on a Citus worker")
-    refused(c, "SELECT uuid_facade_key_sync('x', '{}', '{}', '{}', '{}', '{}', '{}', '{}', 'x', '')",
-            "is the coordinator's command to a Citus worker")
+    refused(c, "SET uuid_ext.facade_sync = '00'", "is taken only on a Citus worker")
     w = workers[0]
     w.q("CREATE ROLE app")
-    # The commands the coordinator sent, as the worker logged them: another
-    # role may not send one (each names the role it runs as, the extension's
-    # owner); the owner may, but only the latest, unchanged, goes through,
-    # and changes nothing.
-    sent = re.findall(r"SELECT \S+\.uuid_facade_key_sync\([^;\n]*\)", w.log_text())
+    # The key sets the coordinator sent, as the worker logged them: each is
+    # sealed for the role that changed the keys (here the superuser) and
+    # taken once, newest last.
+    me = c.q("SELECT current_user")
+    sent = SENT.findall(w.log_text())
     if len(sent) < 3:
-        fail(f"the worker's log holds {len(sent)} of the coordinator's commands")
-    keys_before = same_everywhere(c, workers, "before the commands are sent again")
-    forged = sent[-1].replace("'current'", "'retired'", 1)
-    if forged == sent[-1]:
-        fail("the latest command names no current key")
-    refused(w, f"SET ROLE app; {sent[-1]}", "runs as the role the coordinator sent it for, keeper, not app")
-    refused(w, f"SET ROLE keeper; {forged}", "does not authenticate")
-    refused(w, f"SET ROLE keeper; {sent[0]}", "older than this worker's")
-    w.q(f"SET ROLE keeper; {sent[-1]}")
+        fail(f"the worker's log holds {len(sent)} of the coordinator's key sets")
+    keys_before = same_everywhere(c, workers, "before the key sets are sent again")
+    latest = sent[-1]
+    forged = latest[:-80] + ("0" if latest[-80] != "0" else "1") + latest[-79:]
+    setting = "BEGIN; SET LOCAL uuid_ext.facade_sync TO '{}'; COMMIT"
+    refused(w, "SET ROLE app; " + setting.format(latest), f"sealed for the role {me}, not app")
+    refused(w, setting.format(forged), "does not authenticate")
+    refused(w, setting.format(sent[0]), "and this worker holds generation")
+    refused(w, setting.format(latest), "and this worker holds generation")
+    refused(w, "SET uuid_ext.facade_sync = 'not hex'", "is not a coordinator's sealed facade keys")
+    refused(w, "ALTER ROLE app SET uuid_ext.facade_sync = '00'", "is set only by SET")
     if w.q(KEYS) != keys_before:
-        fail("a command sent again by another role changed a worker's keys")
+        fail("a key set sent again changed a worker's keys")
+    # The role that changes keys may send a worker the key set of a change
+    # it rolled back (it could read it): the worker holds it until the
+    # coordinator's next change, which replaces it.
+    c.q("BEGIN; SELECT uuid_facade_key_create(); ROLLBACK")
+    rolled_back = SENT.findall(w.log_text())[-1]
+    w.q(setting.format(rolled_back))
+    if w.q(KEYS) == keys_before:
+        fail("a rolled-back key set sent again by its role did not reach the worker: the check below cannot fail")
+    c.q("SELECT uuid_facade_cluster_sync()")
+    same_everywhere(c, workers, "uuid_facade_cluster_sync() after a rolled-back key set was sent again")
     # A worker whose cluster key is another: the coordinator's change fails everywhere.
     keys_before = same_everywhere(c, workers, "before a worker's cluster key differs")
     # (A superuser's own SQL passes the guard.)
@@ -192,12 +183,12 @@ def main(t):
         fail("a change that one worker refused changed keys somewhere")
     w.q("DELETE FROM uuid_facade_cluster_key")
     move_cluster_key(c, w)
-    ok("on a worker the key functions refuse (55000); the workers' side of the command refuses elsewhere (55000), "
-       f"and to a role that is not the extension's owner (42501); sent by the owner on a worker, one of the "
-       f"coordinator's {len(sent)} commands from the worker's log with a state changed is refused (42501: the tag), "
-       "the first one, replayed after the rotations, too (55000: it would take keys back), and the latest changes "
-       "nothing; a worker with another cluster key makes the coordinator's "
-       "change fail, and no node changes")
+    ok("on a worker the key functions refuse (55000); the key set's setting refuses elsewhere (55000), in "
+       f"ALTER ROLE (55000) and garbage (22023); of the coordinator's {len(sent)} key sets from a worker's log, the "
+       "latest is refused to another role (42501), changed in one byte (42501: the tag), and sent again, as the "
+       "first one is (55000: each is taken once, newest last); a rolled-back key set sent again by its own role "
+       "reaches that worker until the coordinator's next change, which puts it right; a worker with another "
+       "cluster key makes the coordinator's change fail, and no node changes")
 
     # A worker added later.
     late = t.server("worker3").create(f"shared_preload_libraries = 'citus,uuid_ext'", "max_connections = 100",
@@ -206,7 +197,7 @@ def main(t):
     add_workers(c, [late])
     if late.q("SELECT count(*) FROM uuid_facade_keys") != "0":
         fail("a worker added later has keys before it was given any")
-    refused(c, "SELECT uuid_facade_cluster_sync()", "needs this database's facade cluster key")
+    refused(c, "SELECT uuid_facade_cluster_sync()", "this Citus worker has no facade cluster key")
     move_cluster_key(c, late)
     if c.q("SELECT uuid_facade_cluster_sync()") != "3":
         fail("uuid_facade_cluster_sync() did not count three workers")
@@ -260,8 +251,8 @@ def main(t):
         for b in secrets:
             if any(f in log for f in forms(b)):
                 fail(f"{srv.name}'s server log holds a key")
-        if srv is not c and "uuid_facade_key_sync(" not in log:
-            fail(f"{srv.name}'s log does not hold the command the keys came in: the check above could not fail")
+        if srv is not c and "uuid_ext.facade_sync" not in log:
+            fail(f"{srv.name}'s log does not hold the key sets the keys came in: the check above could not fail")
     for root, dirs, files in os.walk(t.dir):
         dirs[:] = [d for d in dirs if d != "data"]
         for f in files:

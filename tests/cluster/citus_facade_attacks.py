@@ -1,51 +1,70 @@
-"""The façade on a Citus cluster against its own roles (docs/facade.md#on-a-citus-cluster).
+"""uuid_ext on a Citus cluster against its own roles (docs/facade.md#on-a-citus-cluster,
+docs/ordering.md#on-a-citus-cluster).
 
-A coordinator and two workers (citus.py's citus_cluster), a database
+A coordinator and two workers (tests/lib/citus_fixture.py), a database
 `attack` that the role `dbo` (not a superuser) owns on every node, where
 `dbo` installed uuid_ext (a trusted install) and granted the key functions
-to the role `app`; a superuser made the cluster key and moved it. Checked:
+to the role `app`; a superuser made the cluster key and moved it. On a
+worker the database's owner decides what every name finds: each attack
+plants something that records who ran it and makes `dbo` a superuser when
+a superuser runs it, so a silent pass is impossible. Checked:
 
- planted      `dbo`, through Citus's run_command_on_workers, drops
-              uuid_ext on the workers and puts a function of its own under
-              the name of the workers' side of the coordinator's command,
-              one that makes `dbo` a superuser when it runs as one and
-              records who ran it; then `app`, `dbo` and a superuser change
-              the keys on the coordinator: the function runs (so the check
-              can fail), as `dbo` every time, and `dbo` is a superuser on no
-              node. (0.9.0's first draft ran the command as the bootstrap
-              superuser, and `dbo` became one on every worker.)
- watching    `app` with citus.log_remote_commands on (any role may set it)
-              sees none of the commands that carry keys, and a call of its
-              own of the workers' side on a worker is refused
- settings     `app`'s SET LOCALs, which Citus (citus.propagate_set_commands
-              = local) sends with their whole query string on every worker
-              connection of the transaction, the extension owner's that
-              carries the keys among them: a key change refuses (55000)
-              after one, a SET or RESET refuses after a key change, and SQL
-              in a SET's query string runs on no node (it ran as `dbo` on
-              every worker before this check)
+ move        (first) `dbo` plants, on every node, a schema named after the
+             superuser with functions under the cluster key's functions'
+             names, and a table public.moving: the documented move, its
+             search path pinned, runs none of them
+ planted     `dbo` puts functions of its own under every name the keys'
+             way to the workers ever called there (0.9.0's
+             uuid_facade_key_sync among them): key changes by `app`, `dbo`
+             and a superuser reach every worker and run none of them; with
+             uuid_ext dropped on a worker, a key change fails and runs
+             none. (0.9.0's first draft ran that function as the bootstrap
+             superuser, and `dbo` became one on every worker.)
+ watermark   `dbo` drops uuid_ext on the workers and plants
+             public.uuid_v7_watermark(); a superuser polls
+             uuid_v7_cluster_watermark() with the docs' pinned search path:
+             the planted function never runs and `dbo` is a superuser on no
+             node (0.9.0 called that name on each worker as the caller, and
+             `dbo` became a superuser on both workers)
+ settings    `app`'s SET LOCALs, which Citus (citus.propagate_set_commands
+             = local) sends with their whole query string on every worker
+             connection of the transaction: the keys travel on `app`'s own
+             connections, so SQL in a SET's string runs as `app` and as no
+             one else, before and after a key change
+ watching    `app` with citus.log_remote_commands on sees the key set sent
+             (wrapped keys, no key), and that key set sent again to a
+             worker is refused
+ no library  a worker that does not preload uuid_ext makes a key change
+             fail (the key set would only make a placeholder setting
+             there), and no node's keys change
+ order       a coordinator preloading `uuid_ext,citus` starts (0.9.0's
+             utility hook made Citus refuse to load after it: "Citus has to
+             be loaded first"), and its key changes and cluster watermark
+             work
 
- planted      (first) `dbo` plants, on every node, a schema named after the
-  (move)      superuser with functions under the cluster key's functions'
-              names, and a table public.moving: the documented move, its
-              search path pinned, runs none of them
- not preloaded a coordinator that does not preload uuid_ext: a key change
-              in the transaction that loaded the library refuses (55000)
-
-Skips where Citus cannot run (citus.py's need_citus).
+Skips where Citus cannot run (citus_fixture.need_citus).
 """
 import subprocess
 
-from citus import citus_cluster, citus_database, need_citus
-from citus_facade import KEYS, move_cluster_key
+from citus_fixture import KEYS, PIN, SAFE, citus_cluster, citus_database, move_cluster_key, need_citus
 from pg import fail, ok
 
 DB = "attack"
+# Records who ran it, and makes dbo a superuser when a superuser runs it;
+# Citus's DDL propagation off, so that a worker's ALTER ROLE is its own.
+TRAP = """
+  PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', 'off', true);
+  PERFORM pg_catalog.set_config('citus.enable_alter_role_propagation', 'off', true);
+  INSERT INTO public.planted_ran SELECT '{what}', current_user, r.rolsuper
+    FROM pg_catalog.pg_roles r WHERE r.rolname = current_user;
+  IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN
+    EXECUTE 'ALTER ROLE dbo SUPERUSER';
+  END IF;"""
 
 
-def as_role(srv, role, sql, check=True):
-    """`sql` in DB on `srv`, connected as `role`."""
-    cmd = srv.psql(DB)
+def as_role(srv, role, sql, check=True, db=DB):
+    """`sql` in `db` on `srv`, connected as `role`."""
+    cmd = srv.psql(db)
     cmd[cmd.index("-U") + 1] = role
     r = subprocess.run([*cmd, "-f", "-"], input=sql, text=True, capture_output=True)
     if check and r.returncode != 0:
@@ -53,21 +72,34 @@ def as_role(srv, role, sql, check=True):
     return r.stdout.strip() if check else r
 
 
-def main(t):
-    need_citus(t)
-    c, workers = citus_cluster(t)
-    c.q("CREATE ROLE dbo LOGIN; CREATE ROLE app LOGIN")
-    citus_database(c, workers, DB)
-    for srv in (c, *workers):
-        srv.q(f"SET citus.enable_ddl_propagation = off; ALTER DATABASE {DB} OWNER TO dbo")
-    as_role(c, "dbo", "CREATE EXTENSION uuid_ext; GRANT EXECUTE ON FUNCTION uuid_facade_key_create(), "
-                      "uuid_v7_to_facade(uuid, text) TO app")
-    # dbo plants, on every node, what a superuser's unqualified names would
-    # find before uuid_ext's: a schema named after the superuser ("$user"
-    # comes first) with functions under the cluster key's functions' names
-    # that record the key and make dbo a superuser, and a table
-    # public.moving, found before a temporary one. The documented move pins
-    # the search path; the old one (unpinned) ran them.
+def nobody_superuser(nodes, what):
+    for srv in nodes:
+        if srv.q("SELECT rolsuper FROM pg_roles WHERE rolname = 'dbo'") != "f":
+            fail(f"{what}: dbo became a superuser on {srv.name}")
+
+
+def planted_ran(srv, db=DB):
+    return srv.q("SELECT coalesce(string_agg(what || ' as ' || who, ', '), '') FROM public.planted_ran", db=db)
+
+
+def plant_table(nodes, db=DB):
+    for srv in nodes:
+        as_role(srv, "dbo", "SET citus.enable_ddl_propagation = off;"
+                            "CREATE TABLE public.planted_ran (what text, who text, superuser boolean);"
+                            "GRANT INSERT ON public.planted_ran TO PUBLIC", db=db)
+
+
+def same_keys(c, workers, what):
+    here = c.q(KEYS, db=DB)
+    for w in workers:
+        if w.q(KEYS, db=DB) != here:
+            fail(f"{what}: {w.name}'s keys are not the coordinator's")
+    return here
+
+
+def test_move(c, workers):
+    """dbo plants, on every node, what a superuser's unqualified names would
+    find before uuid_ext's; the documented move pins the search path."""
     for srv in (c, *workers):
         as_role(srv, "dbo", """SET citus.enable_ddl_propagation = off;
 CREATE SCHEMA postgres;
@@ -93,9 +125,8 @@ GRANT ALL ON public.moving TO PUBLIC;
     for w in workers:
         if move_cluster_key(c, w, db=DB) != print_:
             fail(f"{w.name}'s cluster key is not the coordinator's")
+    nobody_superuser((c, *workers), "the documented cluster key move")
     for srv in (c, *workers):
-        if srv.q("SELECT rolsuper FROM pg_roles WHERE rolname = 'dbo'") != "f":
-            fail(f"the documented cluster key move made dbo a superuser on {srv.name}")
         took = srv.q("SELECT (SELECT count(*) FROM postgres.loot) || ' ' || (SELECT count(*) FROM public.moving)", db=DB)
         if took != "0 0":
             fail(f"the documented cluster key move ran dbo's functions or filled its table on {srv.name} "
@@ -103,162 +134,182 @@ GRANT ALL ON public.moving TO PUBLIC;
     ok("dbo planted a schema named after the superuser with functions under the cluster key's functions' names, "
        "and a table public.moving, on every node: the documented move (search path pinned) ran none of them, "
        "filled nothing of dbo's, and dbo is a superuser on no node")
-    as_role(c, "app", "SELECT uuid_facade_key_create()")
-    here = c.q(KEYS, db=DB)
-    if any(w.q(KEYS, db=DB) != here for w in workers):
-        fail("a key made by app did not reach every worker")
 
-    # app's SET LOCALs: with citus.propagate_set_commands = local (any role
-    # may set it) Citus sends a SET LOCAL's whole query string on every
-    # worker connection of the transaction, the extension owner's one that
-    # carries the keys among them; a string of two statements sends both.
-    # (0.9.0 before this check: the payload ran as dbo on every worker.)
+
+def test_planted(c, workers):
+    """dbo plants functions under the names the keys' way ever called on a
+    worker; key changes run none of them, as anyone."""
+    plant_table(workers)
+    for w in workers:
+        as_role(w, "dbo", f"""SET citus.enable_ddl_propagation = off;
+CREATE FUNCTION public.uuid_facade_key_sync(text, integer[], text[], bytea[], text[], bigint[], bigint[],
+                                            bigint[], text, bytea) RETURNS void LANGUAGE plpgsql AS $f$
+BEGIN {TRAP.format(what='uuid_facade_key_sync')}
+END $f$;
+CREATE FUNCTION public.uuid_facade_key_sync(bytea) RETURNS void LANGUAGE plpgsql AS $f$
+BEGIN {TRAP.format(what='uuid_facade_key_sync(bytea)')}
+END $f$;""")
+    runs = (("app", lambda sql: as_role(c, "app", sql)), ("dbo", lambda sql: as_role(c, "dbo", sql)),
+            ("a superuser", lambda sql: c.q(sql, db=DB)))
+    for _, run in runs:
+        run("SELECT uuid_facade_key_create()")
+        same_keys(c, workers, "a key change with dbo's functions planted")
+    nobody_superuser((c, *workers), "key changes with dbo's functions planted")
+    ran = [planted_ran(w) for w in workers]
+    if any(ran):
+        fail(f"a key change ran dbo's planted functions on the workers: {ran}")
+    # dbo drops uuid_ext on one worker: the key change fails there, and
+    # everywhere, and runs nothing of dbo's.
+    w = workers[0]
+    as_role(w, "dbo", "SET citus.enable_ddl_propagation = off; DROP EXTENSION uuid_ext CASCADE")
+    before = c.q(KEYS, db=DB)
+    r = as_role(c, "app", "SELECT uuid_facade_key_create()", check=False)
+    if r.returncode == 0:
+        fail("a key change went through with uuid_ext dropped on a worker")
+    if c.q(KEYS, db=DB) != before or workers[1].q(KEYS, db=DB) != before:
+        fail("a key change that a worker without uuid_ext refused changed keys")
+    nobody_superuser((c, *workers), "a key change with uuid_ext dropped on a worker")
+    if planted_ran(w):
+        fail(f"a key change ran dbo's planted functions on {w.name}: {planted_ran(w)}")
+    ok("dbo planted functions under the names of 0.9.0's workers' side: key changes by app, dbo and a superuser "
+       "reached every worker and ran none of them; with uuid_ext dropped on a worker, a key change failed "
+       f"everywhere ({r.stderr.strip().splitlines()[-1][:120]}), ran nothing of dbo's, and dbo is a superuser "
+       "on no node")
+    # Put the worker back, keys and all.
+    w.q("SET citus.enable_ddl_propagation = off; CREATE EXTENSION uuid_ext SCHEMA public", db=DB)
+    move_cluster_key(c, w, db=DB)
+    c.q("SELECT uuid_facade_cluster_sync()", db=DB)
+    same_keys(c, workers, "the worker put back")
+
+
+def test_watermark(c, workers):
+    """M1: dbo plants uuid_v7_watermark() on the workers; a superuser polls
+    the cluster watermark with the docs' pinned search path."""
+    db = "att2"
+    citus_database(c, workers, db)
+    for srv in (c, *workers):
+        srv.q(f"SET citus.enable_ddl_propagation = off; ALTER DATABASE {db} OWNER TO dbo")
+    as_role(c, "dbo", "CREATE EXTENSION uuid_ext", db=db)
+    plant_table(workers, db=db)
+    for w in workers:
+        as_role(w, "dbo", f"""SET citus.enable_ddl_propagation = off;
+DROP EXTENSION uuid_ext;
+CREATE FUNCTION public.uuid_v7_watermark() RETURNS uuid LANGUAGE plpgsql AS $f$
+BEGIN {TRAP.format(what='uuid_v7_watermark')}
+  RETURN 'ffffffff-ffff-7fff-bfff-ffffffffffff';
+END $f$;""", db=db)
+    r = subprocess.run([*c.psql(db), "-q", "-c", SAFE, "-c", PIN, "-c", "SELECT uuid_v7_cluster_watermark()"],
+                       capture_output=True, text=True)
+    if r.returncode != 0 or len(r.stdout.strip()) != 36:
+        fail(f"a superuser's poll of the cluster watermark: {r.stdout}{r.stderr}")
+    as_role(c, "app", "SELECT uuid_v7_cluster_watermark()", db=db)
+    nobody_superuser((c, *workers), "a superuser's poll of the cluster watermark")
+    ran = [planted_ran(w, db=db) for w in workers]
+    if any(ran):
+        fail(f"the cluster watermark ran dbo's planted uuid_v7_watermark() on the workers: {ran}")
+    ok("dbo dropped uuid_ext on the workers and planted public.uuid_v7_watermark(), which would make it a "
+       f"superuser: a superuser's poll of uuid_v7_cluster_watermark() (search path pinned) answered "
+       f"{r.stdout.strip()}, an application role's too, neither ran it, and dbo is a superuser on no node")
+
+
+def test_settings(c, workers):
+    """app's SET LOCALs ride on app's own connections, the keys' among them."""
     payload = ("DO $x$ BEGIN IF current_user <> 'app' THEN "
                "PERFORM pg_catalog.set_config('citus.enable_ddl_propagation', 'off', true); "
                "CREATE TABLE public.injected AS SELECT current_user::text AS who; END IF; END $x$")
-    begin = "\\set VERBOSITY verbose\nBEGIN;\nSET LOCAL citus.propagate_set_commands = local;\n"
+    begin = "BEGIN;\nSET LOCAL citus.propagate_set_commands = local;\n"
     attempts = {
         "a SET LOCAL search_path before it": begin + "SET LOCAL search_path = pg_temp;\n"
                                                      "SELECT public.uuid_facade_key_create();\nCOMMIT;\n",
-        "a SET LOCAL role before it": begin + "SET LOCAL role app;\nSELECT public.uuid_facade_key_create();\nCOMMIT;\n",
         "SQL in a SET LOCAL's query string before it": begin + f"SET LOCAL work_mem = '8MB' \\; {payload};\n"
                                                                "SELECT uuid_facade_key_create();\nCOMMIT;\n",
-        "the same with a savepoint between": begin + f"SET LOCAL work_mem = '8MB' \\; {payload};\nSAVEPOINT s;\n"
-                                                     "SELECT uuid_facade_key_create();\nCOMMIT;\n",
-        "SQL in a SET after it, in one statement": (
-            "\\set VERBOSITY verbose\nDO $d$ BEGIN\n"
-            "  PERFORM pg_catalog.set_config('citus.propagate_set_commands', 'local', true);\n"
-            "  PERFORM uuid_facade_key_create();\n"
-            f"  EXECUTE $e$SET LOCAL work_mem = '9MB'; {payload}$e$;\nEND $d$;\n"),
+        "SQL in a SET LOCAL's query string after it": begin + "SELECT uuid_facade_key_create();\n"
+                                                              f"SET LOCAL work_mem = '9MB' \\; {payload};\nCOMMIT;\n",
         "a RESET ALL after it": begin + "SELECT uuid_facade_key_create();\nRESET ALL;\nCOMMIT;\n",
     }
     for what, sql in attempts.items():
         before = c.q(KEYS, db=DB)
-        r = as_role(c, "app", sql, check=False)
-        if "55000" not in r.stderr or "citus.propagate_set_commands" not in r.stderr:
-            fail(f"a key change by app with {what} was not refused (55000):\n{sql}\n{r.stdout}{r.stderr[-1500:]}")
+        as_role(c, "app", sql)
+        if same_keys(c, workers, f"a key change by app with {what}") == before:
+            fail(f"a key change by app with {what} changed no key")
         for srv in (c, *workers):
-            if srv.q(KEYS, db=DB) != before:
-                fail(f"a key change by app with {what}, refused, changed the keys on {srv.name}")
             if srv.q("SELECT to_regclass('public.injected')", db=DB) != "":
                 fail(f"app's SQL sent along with {what} ran on {srv.name} as "
                      + srv.q("SELECT who FROM public.injected", db=DB))
-    # A key change that fails part way (a worker refuses dbo's login), caught
-    # in a PL/pgSQL block: the owner's connection to a worker reached before
-    # the failing one stays in the transaction, and a SET after it refuses
-    # all the same. Each worker fails once, whatever order Citus takes them in.
-    for down in workers:
-        down.q("SET citus.enable_ddl_propagation = off; ALTER ROLE dbo NOLOGIN")
-        before = c.q(KEYS, db=DB)
-        r = as_role(c, "app", "\\set VERBOSITY verbose\nBEGIN;\n"
-                              "DO $d$ BEGIN PERFORM uuid_facade_key_create(); "
-                              "EXCEPTION WHEN OTHERS THEN NULL; END $d$;\n"
-                              "SET LOCAL citus.propagate_set_commands = local;\n"
-                              f"SET LOCAL work_mem = '8MB' \\; {payload};\nCOMMIT;\n", check=False)
-        down.q("SET citus.enable_ddl_propagation = off; ALTER ROLE dbo LOGIN")
-        if "55000" not in r.stderr or "cannot follow a facade key change" not in r.stderr:
-            fail(f"a SET after a key change that failed on {down.name} was not refused (55000):\n"
-                 f"{r.stdout}{r.stderr[-1500:]}")
-        for srv in (c, *workers):
-            if srv.q(KEYS, db=DB) != before:
-                fail(f"a key change that failed on {down.name} changed the keys on {srv.name}")
-            if srv.q("SELECT to_regclass('public.injected')", db=DB) != "":
-                fail(f"after a key change that failed on {down.name}, app's SQL in a SET's string ran on "
-                     f"{srv.name} as " + srv.q("SELECT who FROM public.injected", db=DB))
-    attempts["a SET after a key change that failed on one worker, caught"] = ""
-    # Citus keeps a prepared transaction's SET text until the session's next
-    # transaction ends; so does uuid_ext.
-    before = c.q(KEYS, db=DB)
-    r = as_role(c, "app", "\\set VERBOSITY verbose\nBEGIN;\nSET LOCAL citus.propagate_set_commands = local;\n"
-                          "SET LOCAL work_mem = '8MB';\nPREPARE TRANSACTION 'uuid_ext_attack';\n"
-                          "SELECT uuid_facade_key_create();\n", check=False)
-    c.q("ROLLBACK PREPARED 'uuid_ext_attack'", db=DB)
-    if "55000" not in r.stderr or "citus.propagate_set_commands" not in r.stderr or c.q(KEYS, db=DB) != before:
-        fail(f"a key change after PREPARE TRANSACTION of a transaction with a SET passed on was not refused:\n"
-             f"{r.stdout}{r.stderr[-1500:]}")
-    attempts["a SET in the transaction before, prepared"] = ""
-    # Without SET propagation, a SET after the change is the caller's own.
-    as_role(c, "app", "BEGIN; SELECT uuid_facade_key_create(); SET LOCAL work_mem = '8MB'; COMMIT")
-    here = c.q(KEYS, db=DB)
-    if any(w.q(KEYS, db=DB) != here for w in workers):
-        fail("a key made by app, a SET LOCAL after it (not passed on), did not reach every worker")
-    ok("app's key changes with SET propagation on refuse (55000), and no node's keys change: "
-       + "; ".join(attempts) + "; with it off, a SET LOCAL after a key change is app's own and the key reaches "
-       "every worker")
+    ok("app's key changes with SET propagation on go through, and the SQL in a SET's string runs as app only, "
+       "on no node as anyone else: " + "; ".join(attempts))
 
-    # app asks Citus to show the commands it sends (any role may): the
-    # command with the keys is not among them, and one of app's own is refused.
+
+def test_watching(c, workers):
+    """app asks Citus to show the commands it sends (any role may)."""
     r = as_role(c, "app", "BEGIN; SET LOCAL citus.log_remote_commands = on; SET LOCAL client_min_messages = notice; "
-                          "SELECT uuid_facade_key_create(); ROLLBACK", check=False)
-    if r.returncode != 0 or "uuid_facade_key_sync" in r.stderr:
+                          "SELECT uuid_facade_key_create(); COMMIT", check=False)
+    sets = [line for line in r.stderr.splitlines() if "uuid_ext.facade_sync" in line]
+    if r.returncode != 0 or not sets:
         fail(f"what citus.log_remote_commands showed app of a key change:\n{r.stderr[-3000:]}")
-    r = as_role(c, "app", "SELECT result FROM run_command_on_workers($c$SELECT public.uuid_facade_key_sync("
-                          "'x', '{}', '{}', '{}', '{}', '{}', '{}', '{}', 'x', '')$c$)", check=False)
-    if "is not the coordinator's" not in r.stdout + r.stderr and "does not authenticate" not in r.stdout + r.stderr:
-        fail(f"app called the workers' side of the command: {r.stdout}{r.stderr}")
-    ok("app, with citus.log_remote_commands on, sees none of the commands of a key change that carry keys, "
-       "and a call of its own of the workers' side on a worker is refused")
+    keys = [c.q(f"SELECT encode(uuid_facade_key_export({k}), 'hex')", db=DB)
+            for k in c.q("SELECT key_id FROM uuid_facade_keys WHERE state <> 'dropped'", db=DB).split()]
+    keys.append(c.q("SELECT encode(uuid_facade_cluster_key_export(), 'hex')", db=DB))
+    if any(k in r.stderr for k in keys):
+        fail("citus.log_remote_commands showed app a key's bytes")
+    sealed = sets[-1].split("TO '", 1)[1].split("'", 1)[0]
+    r = as_role(workers[0], "app", f"BEGIN; SET LOCAL uuid_ext.facade_sync TO '{sealed}'; COMMIT", check=False)
+    if "this worker holds generation" not in r.stderr:
+        fail(f"app sent a worker the key set it watched go by: {r.stdout}{r.stderr}")
+    same_keys(c, workers, "app sent a worker a key set it watched")
+    ok("app, with citus.log_remote_commands on, sees the key set a key change sends (wrapped keys, no key's "
+       "bytes), and that key set sent again to a worker is refused (55000)")
 
-    # A coordinator that does not preload uuid_ext: the transaction that
-    # loads the library cannot tell what SETs came before in it, so a key
-    # change there refuses; the session's next one goes through.
-    c.stop()
-    c.configure("shared_preload_libraries = 'citus'", "max_connections = 100")
-    c.start()
+
+def test_no_library(c, workers):
+    """A worker that does not load uuid_ext's library."""
+    w = workers[1]
+    w.stop()
+    w.configure("shared_preload_libraries = 'citus'")
+    w.start()
     before = c.q(KEYS, db=DB)
-    r = as_role(c, "app", "\\set ON_ERROR_STOP 0\n" + begin + f"SET LOCAL work_mem = '8MB' \\; {payload};\n"
-                          "SELECT uuid_facade_key_create();\nCOMMIT;\n"
-                          "SELECT uuid_facade_key_create();\n", check=False)
-    if "55000" not in r.stderr or "loaded uuid_ext's library" not in r.stderr:
-        fail(f"on a coordinator not preloading uuid_ext, a key change in the transaction that loaded it was not "
-             f"refused:\n{r.stdout}{r.stderr[-1500:]}")
-    for srv in (c, *workers):
-        if srv.q("SELECT to_regclass('public.injected')", db=DB) != "":
-            fail(f"app's SQL sent along ran on {srv.name} on a coordinator not preloading uuid_ext")
-    after = c.q(KEYS, db=DB)
-    if after == before or any(w.q(KEYS, db=DB) != after for w in workers):
-        fail(f"the session's next key change did not reach every worker:\n{r.stdout}{r.stderr[-1500:]}\n"
-             f"before: {before}\nafter: {after}\nworkers: {[w.q(KEYS, db=DB) for w in workers]}")
-    ok("on a coordinator not preloading uuid_ext, a key change in the transaction that loaded the library "
-       "refuses (55000), the SQL in its SET LOCAL's string runs nowhere, and the session's next key change reaches "
-       "every worker")
+    r = as_role(c, "app", "SELECT uuid_facade_key_create()", check=False)
+    if r.returncode == 0 or "uuid_ext.facade_generation" not in r.stderr:
+        fail(f"a key change with a worker not loading uuid_ext: {r.stdout}{r.stderr}")
+    if c.q(KEYS, db=DB) != before or workers[0].q(KEYS, db=DB) != before:
+        fail("a key change that a worker without uuid_ext's library failed changed keys")
+    w.stop()
+    w.configure("shared_preload_libraries = 'citus,uuid_ext'")
+    w.start()
+    ok("a worker that does not preload uuid_ext makes a key change fail (unrecognized configuration parameter "
+       "\"uuid_ext.facade_generation\"), and no node's keys change")
+
+
+def test_order(c, workers):
+    """uuid_ext before citus in shared_preload_libraries."""
+    c.stop()
+    c.configure("shared_preload_libraries = 'uuid_ext,citus'")
+    c.start()
+    as_role(c, "app", "SELECT uuid_facade_key_create()")
+    same_keys(c, workers, "a key change on a coordinator preloading uuid_ext,citus")
+    c.q("SELECT uuid_v7_cluster_watermark()", db=DB)
     c.stop()
     c.configure("shared_preload_libraries = 'citus,uuid_ext'")
     c.start()
+    ok("a coordinator preloading uuid_ext,citus starts; its key changes reach the workers and its cluster "
+       "watermark answers")
 
-    # dbo plants its own function where the workers look for the command's.
-    signature = workers[0].q("SELECT pg_get_function_identity_arguments(p.oid) FROM pg_proc p "
-                             "WHERE p.proname = 'uuid_facade_key_sync'", db=DB)
-    types = ", ".join(a.split(" ", 1)[1] for a in signature.split(", "))
-    as_role(c, "dbo", f"""SELECT * FROM run_command_on_workers($c$
-SET citus.enable_ddl_propagation = off; SET citus.enable_metadata_sync = off;
-DROP EXTENSION uuid_ext CASCADE;
-CREATE TABLE public.planted_ran (who text, superuser boolean);
-GRANT INSERT ON public.planted_ran TO PUBLIC;
-CREATE FUNCTION public.uuid_facade_key_sync({types}) RETURNS void LANGUAGE plpgsql AS $f$
-BEGIN
-  INSERT INTO public.planted_ran
-    SELECT current_user, r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user;
-  IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN
-    ALTER ROLE dbo SUPERUSER;
-  END IF;
-END $f$;
-$c$)""")
-    for role, run in (("app", lambda sql: as_role(c, "app", sql)), ("dbo", lambda sql: as_role(c, "dbo", sql)),
-                      ("a superuser", lambda sql: c.q(sql, db=DB))):
-        run("SELECT uuid_facade_key_create()")
-    ran = []
+
+def main(t):
+    need_citus(t)
+    c, workers = citus_cluster(t)
+    c.q("CREATE ROLE dbo LOGIN; CREATE ROLE app LOGIN")
+    citus_database(c, workers, DB)
     for srv in (c, *workers):
-        if srv.q("SELECT rolsuper FROM pg_roles WHERE rolname = 'dbo'") != "f":
-            fail(f"dbo became a superuser on {srv.name}")
-        if srv is not c:
-            ran.append(srv.q("SELECT string_agg(who || ' ' || superuser::text, ', ' ORDER BY who) "
-                             "FROM public.planted_ran", db=DB))
-    if any(r != "dbo false, dbo false, dbo false" for r in ran):
-        fail(f"who ran dbo's planted function on each worker: {ran}")
-    ok("dbo dropped uuid_ext on the workers and planted a function under the command's name that would make it a "
-       "superuser: key changes on the coordinator by app, by dbo and by a superuser ran it on each worker as dbo "
-       f"({ran[0]}), and dbo is a superuser on no node")
-
+        srv.q(f"SET citus.enable_ddl_propagation = off; ALTER DATABASE {DB} OWNER TO dbo")
+    as_role(c, "dbo", "CREATE EXTENSION uuid_ext; GRANT EXECUTE ON FUNCTION uuid_facade_key_create(), "
+                      "uuid_v7_to_facade(uuid, text) TO app")
+    test_move(c, workers)
+    test_planted(c, workers)
+    test_settings(c, workers)
+    test_watching(c, workers)
+    test_no_library(c, workers)
+    test_order(c, workers)
+    test_watermark(c, workers)
     for srv in (*workers, c):
         srv.stop()

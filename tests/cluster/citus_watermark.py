@@ -22,7 +22,7 @@ import time
 
 import psycopg
 
-from citus import citus_cluster, need_citus
+from citus_fixture import citus_cluster, need_citus
 from pg import fail, ok
 
 SECONDS = 8

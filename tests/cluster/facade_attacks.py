@@ -315,6 +315,57 @@ def test_values(t, srv):
        "its own; a replication connection's SQL reads no key; no key is made in a read-only transaction (25006)")
 
 
+def test_row_types(srv):
+    """A role that may read the key table keeps no row of it (so no key's
+    bytes) in a table of its own: a column of a composite is checked for
+    USAGE on the composite, not on its fields. (0.9.0: dbo's stash held key
+    1 after its drop, rode every later superuser dump, and broke dbo's own.)"""
+    with connect(srv, user="dbo") as dbo:
+        dbo.execute("CREATE SCHEMA stash")
+        for sql in ("CREATE TABLE stash.t (r ext.uuid_facade_key)",
+                    "CREATE TABLE stash.t AS SELECT k FROM ext.uuid_facade_key k",
+                    "CREATE TABLE stash.c (r ext.uuid_facade_cluster_key)",
+                    "CREATE VIEW stash.v AS SELECT k FROM ext.uuid_facade_key k",
+                    "CREATE TABLE stash.a (r ext.uuid_facade_key[])"):
+            must_fail(dbo, sql, "42501", "the database owner keeping a row of the key tables")
+        # The view and the owner's reads of the table still work.
+        one(dbo, "SELECT count(*) FROM ext.uuid_facade_keys")
+        one(dbo, "SELECT count(*) FROM ext.uuid_facade_key")
+        dbo.execute("DROP SCHEMA stash")
+    ok("the database owner keeps no row of the key tables in a table, a view or an array column of its own "
+       "(42501: no USAGE on their row types), and still reads the view and the table's ids")
+
+
+def test_replica_role(srv):
+    """A logical replication apply runs with session_replication_role =
+    replica, as the subscription's owner (PostgreSQL 16's run_as_owner, by
+    a member of pg_create_subscription): the guard fires there too. This
+    does what the apply does: a superuser's session made replica, then the
+    owner's role. (0.9.0's guard was an ordinary trigger: the owner's rows
+    went in.)"""
+    with connect(srv) as su:
+        su.execute("CREATE ROLE writer IN ROLE pg_write_all_data")
+    with connect(srv, autocommit=False) as su:
+        before = one(su, "SELECT count(*) FROM ext.uuid_facade_key")
+        su.execute("SET session_replication_role = replica")
+        for role, sql in (("dbo", "INSERT INTO ext.uuid_facade_key (key_id, state, key, fingerprint, created, dropped) "
+                                  "VALUES (2147483647, 'dropped', NULL, 'x', now(), now())"),
+                          ("writer", "DELETE FROM ext.uuid_facade_key"),
+                          ("writer", "UPDATE ext.uuid_facade_key SET state = 'retired'")):
+            su.execute(f"SET LOCAL ROLE {role}")
+            must_fail(su, sql, "42501", f"{role}'s write applied as a subscription applies")
+            su.rollback()
+            su.execute("SET session_replication_role = replica")
+        su.rollback()
+        if one(su, "SELECT count(*) FROM ext.uuid_facade_key") != before:
+            fail("a write applied as a subscription applies changed the key table")
+        su.rollback()
+        su.execute("DROP ROLE writer")
+        su.commit()
+    ok("with session_replication_role = replica, as a subscription's apply runs, the database owner's insert and "
+       "pg_write_all_data's delete and update of the key table are refused (42501)")
+
+
 def test_dump(t, srv):
     dump = t.path("dbo.dump")
     r = t.host.run([srv.pg.tool("pg_dump"), "-Fc", "-d", srv.conninfo("shop", "dbo"), "-f", dump], check=False)
@@ -399,5 +450,7 @@ def main(t):
     test_decoys(srv)
     test_roles(srv)
     test_values(t, srv)
+    test_row_types(srv)
+    test_replica_role(srv)
     test_dump(t, srv)
     srv.stop()

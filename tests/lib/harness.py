@@ -93,7 +93,8 @@ class Test:
     def server(self, name, pg=None, clock=False):
         """A new server `name` (not yet made: `initdb`, `create`), in a
         directory of its own under this test's; `pg` another PostgreSQL of
-        the run; `clock=True` under libfaketime (else Skip)."""
+        the run; `clock=True` under libfaketime (else Skip), the wall clock
+        only, `clock="both"` the monotonic clock too."""
         return self.run.server(pg or self.pg, os.path.join(self.dir, name), name, clock=clock)
 
     def shared(self):

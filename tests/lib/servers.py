@@ -5,7 +5,9 @@ socket in `DIR`, its log in `DIR/server.log`. As an ordinary user the
 servers run as that user; under root (PostgreSQL refuses to run as root) as
 the project's user (`uuidext`, CONTRIBUTING.md). A server made with
 `clock=True` reads its clock through libfaketime from the file `DIR/clock`,
-which the test moves (`set_clock`); one started with `start_in_tmpfs` keeps
+which the test moves (`set_clock`): the wall clock only, or with
+`clock="both"` the monotonic clock too (libfaketime's default, as a host
+whose clocks are set wrong moves both); one started with `start_in_tmpfs` keeps
 its data directory on a small tmpfs in a mount namespace of its own (a full
 disk), which nothing outside it sees.
 
@@ -125,8 +127,8 @@ class Server:
         """The server's environment: libfaketime's, for a server with a clock."""
         if not self.faked:
             return []
-        return [f"LD_PRELOAD={self.host.faketime}", f"FAKETIME_TIMESTAMP_FILE={self.clock}",
-                "FAKETIME_NO_CACHE=1", "FAKETIME_DONT_FAKE_MONOTONIC=1"]
+        env = [f"LD_PRELOAD={self.host.faketime}", f"FAKETIME_TIMESTAMP_FILE={self.clock}", "FAKETIME_NO_CACHE=1"]
+        return env if self.faked == "both" else [*env, "FAKETIME_DONT_FAKE_MONOTONIC=1"]
 
     # --- running it ---------------------------------------------------------
     def pg_ctl(self, *args):

@@ -21,9 +21,10 @@ SELECT line FROM (
                 g.aggsortop::regoperator)
   FROM members m JOIN pg_aggregate g ON m.classid = 'pg_proc'::regclass AND g.aggfnoid = m.objid
   UNION ALL
-  SELECT format('type %s: length %s, by value %s, align %s, storage %s, category %s, kind %s, in %s, out %s, recv %s, send %s, comment %s',
+  SELECT format('type %s: length %s, by value %s, align %s, storage %s, category %s, kind %s, in %s, out %s, recv %s, send %s, comment %s, privileges %s',
                 t.typname, t.typlen, t.typbyval, t.typalign, t.typstorage, t.typcategory, t.typtype,
-                t.typinput, t.typoutput, t.typreceive, t.typsend, obj_description(t.oid, 'pg_type'))
+                t.typinput, t.typoutput, t.typreceive, t.typsend, obj_description(t.oid, 'pg_type'),
+                coalesce(t.typacl::text, 'default'))
   FROM members m JOIN pg_type t ON m.classid = 'pg_type'::regclass AND t.oid = m.objid
   UNION ALL
   SELECT format('type %s column %s %s %s', t.typname, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod))
@@ -63,10 +64,16 @@ SELECT line FROM (
   FROM members m JOIN pg_class c ON m.classid = 'pg_class'::regclass AND c.oid = m.objid
   CROSS JOIN pg_extension e WHERE e.extname = 'uuid_ext'
   UNION ALL
-  SELECT format('relation %s column %s %s %s, not null %s, privileges %s', c.relname, a.attnum, a.attname,
-                format_type(a.atttypid, a.atttypmod), a.attnotnull, coalesce(a.attacl::text, 'default'))
+  SELECT format('relation %s column %s %s %s, not null %s, default %s, privileges %s', c.relname, a.attnum,
+                a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
+                coalesce(pg_get_expr(d.adbin, d.adrelid), 'none'), coalesce(a.attacl::text, 'default'))
   FROM members m JOIN pg_class c ON m.classid = 'pg_class'::regclass AND c.oid = m.objid
   JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+  LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+  UNION ALL
+  SELECT format('relation %s row type privileges %s', c.relname, coalesce(t.typacl::text, 'default'))
+  FROM members m JOIN pg_class c ON m.classid = 'pg_class'::regclass AND c.oid = m.objid
+  JOIN pg_type t ON t.oid = c.reltype
   UNION ALL
   SELECT format('relation %s constraint %s: %s', c.relname, k.conname, pg_get_constraintdef(k.oid))
   FROM members m JOIN pg_class c ON m.classid = 'pg_class'::regclass AND c.oid = m.objid

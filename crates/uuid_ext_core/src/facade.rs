@@ -22,12 +22,14 @@
 //! `u128`, each half (61 bits) in a `u64`, so a call allocates nothing.
 //! The tests check it against `fpe`'s own `FlexibleNumeralString`.
 
+use std::rc::Rc;
+
+use aes::cipher::{
+    BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, Key, KeyInit, KeySizeUser,
+};
 use aes::Aes256Enc;
-use aes_kw::{KeyInit, KwAes256};
 use fpe::ff1::{NumeralString, Operations, FF1};
-use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
-use zeroize::Zeroizing;
 
 use crate::{layout, Bytes};
 
@@ -51,11 +53,50 @@ pub const TEST_KEY: [u8; KEY_LEN] = {
 pub const BITS: usize = 122;
 const HALF: usize = BITS / 2;
 
-/// One key's FF1 cipher, its AES-256 key schedule expanded once. The
-/// schedule (which holds the key) is wiped when the value is dropped, as is
-/// each copy FF1 makes of it per round (`aes`'s `zeroize` feature).
+/// An AES-256 key schedule that FF1 may copy for nothing: FF1 (`fpe`)
+/// clones its cipher for its PRF and again for each of its ten rounds,
+/// and a copy of `aes`'s schedule is 240 bytes, wiped when dropped (its
+/// `zeroize` feature). This handle shares one schedule among the copies,
+/// which is wiped once, when the last handle (the key's [`Facade`]) goes.
+/// The encryption is `aes`'s own, called through it.
+#[derive(Clone)]
+pub struct Schedule(Rc<Aes256Enc>);
+
+impl KeySizeUser for Schedule {
+    type KeySize = <Aes256Enc as KeySizeUser>::KeySize;
+}
+
+impl KeyInit for Schedule {
+    fn new(key: &Key<Self>) -> Self {
+        Schedule(Rc::new(Aes256Enc::new(key)))
+    }
+}
+
+impl BlockSizeUser for Schedule {
+    type BlockSize = <Aes256Enc as BlockSizeUser>::BlockSize;
+}
+
+impl BlockCipherEncrypt for Schedule {
+    #[inline]
+    fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = Self::BlockSize>) {
+        self.0.encrypt_with_backend(f)
+    }
+}
+
+/// One key's FF1 cipher, its AES-256 key schedule expanded once and wiped
+/// when the value is dropped.
 pub struct Facade {
-    ff1: FF1<Aes256Enc>,
+    ff1: FF1<Schedule>,
+}
+
+/// Why a face or its inverse was not made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// The UUID is not of the version the direction takes (a UUIDv7 to
+    /// make a face, a UUIDv4 to decode one).
+    WrongVersion,
+    /// A context too long for the memory there is.
+    OutOfMemory,
 }
 
 impl Facade {
@@ -66,25 +107,31 @@ impl Facade {
         }
     }
 
-    /// The face of `id` under `context`, or `None` when `id` is not a
-    /// UUIDv7 (RFC 9562 variant, version 7).
-    pub fn to_facade(&self, id: &Bytes, context: &[u8]) -> Option<Bytes> {
-        (layout::version(id) == Some(7)).then(|| {
+    /// The face of the UUIDv7 `id` (RFC 9562 variant, version 7) under
+    /// `context`.
+    pub fn to_facade(&self, id: &Bytes, context: &[u8]) -> Result<Bytes, Refused> {
+        if layout::version(id) != Some(7) {
+            return Err(Refused::WrongVersion);
+        }
+        with_tweak(context, |t| {
             let x = self
                 .ff1
-                .encrypt(&tweak(context), &Bits122(pack(id)))
+                .encrypt(t, &Bits122(pack(id)))
                 .expect("a 122-bit radix-2 string is valid for FF1");
             unpack(x.0, 4)
         })
     }
 
-    /// The UUIDv7-shaped value whose face under `context` is `face`, or
-    /// `None` when `face` is not a UUIDv4 (RFC 9562 variant, version 4).
-    pub fn to_v7(&self, face: &Bytes, context: &[u8]) -> Option<Bytes> {
-        (layout::version(face) == Some(4)).then(|| {
+    /// The UUIDv7-shaped value whose face under `context` is `face`, a
+    /// UUIDv4 (RFC 9562 variant, version 4).
+    pub fn to_v7(&self, face: &Bytes, context: &[u8]) -> Result<Bytes, Refused> {
+        if layout::version(face) != Some(4) {
+            return Err(Refused::WrongVersion);
+        }
+        with_tweak(context, |t| {
             let x = self
                 .ff1
-                .decrypt(&tweak(context), &Bits122(pack(face)))
+                .decrypt(t, &Bits122(pack(face)))
                 .expect("a 122-bit radix-2 string is valid for FF1");
             unpack(x.0, 7)
         })
@@ -93,151 +140,31 @@ impl Facade {
 
 /// `"uuid_ext/facade/1" || 0x00 || context`.
 pub fn tweak(context: &[u8]) -> Vec<u8> {
-    let mut t = Vec::with_capacity(TWEAK_PREFIX.len() + 1 + context.len());
-    t.extend_from_slice(TWEAK_PREFIX);
-    t.push(0);
-    t.extend_from_slice(context);
-    t
+    with_tweak(context, <[u8]>::to_vec).expect("a test's context fits")
 }
 
-/// A key wrapped for another node of a Citus cluster: AES-256 key wrap
-/// (RFC 3394, NIST SP 800-38F's KW, from the `aes-kw` crate) of the 32
-/// bytes under the cluster key, 40 bytes (docs/facade.md#on-a-citus-cluster).
-pub const WRAPPED_LEN: usize = KEY_LEN + 8;
-
-/// `key` wrapped under `cluster_key`.
-pub fn wrap(cluster_key: &[u8; KEY_LEN], key: &[u8; KEY_LEN]) -> [u8; WRAPPED_LEN] {
-    let mut out = [0u8; WRAPPED_LEN];
-    KwAes256::new(cluster_key.into())
-        .wrap_key(key, &mut out)
-        .expect("32 bytes wrap into 40");
-    out
-}
-
-/// The key `wrapped` holds, or `None` when it was not wrapped under
-/// `cluster_key` (the wrap's integrity check fails) or is not 40 bytes.
-pub fn unwrap(cluster_key: &[u8; KEY_LEN], wrapped: &[u8]) -> Option<[u8; KEY_LEN]> {
-    if wrapped.len() != WRAPPED_LEN {
-        return None;
-    }
-    let mut out = [0u8; KEY_LEN];
-    KwAes256::new(cluster_key.into())
-        .unwrap_key(wrapped, &mut out)
-        .ok()?;
-    Some(out)
-}
-
-/// HMAC-SHA-256 (RFC 2104, from the `hmac` crate) of `data` under `key`.
-pub fn hmac_sha256(key: &[u8], data: &[u8]) -> [u8; 32] {
-    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes any key length");
-    mac.update(data);
-    mac.finalize().into_bytes().into()
-}
-
-/// One row of the key table as a coordinator sends it to a worker: its
-/// key wrapped ([`wrap`]), `None` for a dropped key; the state by name;
-/// dates as PostgreSQL keeps them.
-pub struct SyncRow<'a> {
-    pub id: i32,
-    pub state: &'a str,
-    pub wrapped: Option<&'a [u8]>,
-    pub fingerprint: &'a str,
-    pub created: i64,
-    pub retired: Option<i64>,
-    pub dropped: Option<i64>,
-}
-
-/// The tag that authenticates a coordinator's key table for the workers
-/// (docs/facade.md#on-a-citus-cluster): HMAC-SHA-256 under a key derived
-/// from the cluster key (HMAC of a label under it), over every field of
-/// every row, each length-prefixed, the role the command runs as, and the
-/// database's name (Citus names a
-/// database alike on every node; a copy of it made with `CREATE DATABASE
-/// ... TEMPLATE` has the cluster key too). Only a holder of the cluster key makes
-/// a tag a worker accepts, so a role that may call the workers' side
-/// cannot hand a worker keys, states or dates of its own.
-pub fn sync_tag(
-    cluster_key: &[u8; KEY_LEN],
-    database: &str,
-    sender: &str,
-    rows: &[SyncRow<'_>],
-) -> [u8; 32] {
-    let mac_key = Zeroizing::new(hmac_sha256(cluster_key, b"uuid_ext/facade/sync-key/1"));
-    let mut m = Vec::with_capacity(64 + database.len() + sender.len() + rows.len() * 96);
-    m.extend_from_slice(b"uuid_ext/facade/sync/1\0");
-    for name in [database, sender] {
-        m.extend_from_slice(&(name.len() as u64).to_be_bytes());
-        m.extend_from_slice(name.as_bytes());
-    }
-    m.extend_from_slice(&(rows.len() as u64).to_be_bytes());
-    let bytes = |m: &mut Vec<u8>, b: Option<&[u8]>| match b {
-        None => m.push(0),
-        Some(b) => {
-            m.push(1);
-            m.extend_from_slice(&(b.len() as u64).to_be_bytes());
-            m.extend_from_slice(b);
-        }
+/// Calls `f` with the tweak of `context`: on the stack for a context of up
+/// to a hundred bytes or so, else in an allocation that may fail
+/// ([`Refused::OutOfMemory`]) rather than abort the process.
+fn with_tweak<R>(context: &[u8], f: impl FnOnce(&[u8]) -> R) -> Result<R, Refused> {
+    const ON_STACK: usize = 128;
+    let len = TWEAK_PREFIX.len() + 1 + context.len();
+    let fill = |t: &mut [u8]| {
+        t[..TWEAK_PREFIX.len()].copy_from_slice(TWEAK_PREFIX);
+        t[TWEAK_PREFIX.len()] = 0;
+        t[TWEAK_PREFIX.len() + 1..].copy_from_slice(context);
     };
-    let time = |m: &mut Vec<u8>, t: Option<i64>| match t {
-        None => m.push(0),
-        Some(t) => {
-            m.push(1);
-            m.extend_from_slice(&t.to_be_bytes());
-        }
-    };
-    for r in rows {
-        m.extend_from_slice(&r.id.to_be_bytes());
-        bytes(&mut m, Some(r.state.as_bytes()));
-        bytes(&mut m, r.wrapped);
-        bytes(&mut m, Some(r.fingerprint.as_bytes()));
-        time(&mut m, Some(r.created));
-        time(&mut m, r.retired);
-        time(&mut m, r.dropped);
+    if len <= ON_STACK {
+        let mut t = [0u8; ON_STACK];
+        fill(&mut t[..len]);
+        Ok(f(&t[..len]))
+    } else {
+        let mut t = Vec::new();
+        t.try_reserve_exact(len).map_err(|_| Refused::OutOfMemory)?;
+        t.resize(len, 0);
+        fill(&mut t);
+        Ok(f(&t))
     }
-    hmac_sha256(&mac_key[..], &m)
-}
-
-/// Whether `tag` is [`sync_tag`]'s for these rows, compared in constant time.
-pub fn sync_tag_matches(
-    cluster_key: &[u8; KEY_LEN],
-    database: &str,
-    sender: &str,
-    rows: &[SyncRow<'_>],
-    tag: &[u8],
-) -> bool {
-    let want = sync_tag(cluster_key, database, sender, rows);
-    tag.len() == want.len()
-        && tag
-            .iter()
-            .zip(want.iter())
-            .fold(0u8, |d, (a, b)| d | (a ^ b))
-            == 0
-}
-
-/// A key as a worker holds it and as the coordinator sends it, for
-/// [`moves_forward`]: its state's rank (0 current, 1 retired, 2 dropped).
-pub struct Held<'a> {
-    pub id: i32,
-    pub rank: u8,
-    pub fingerprint: &'a str,
-    pub created: i64,
-}
-
-/// Whether the coordinator's rows `incoming` may replace a worker's `held`
-/// ones: every key the worker holds is there, the same key (fingerprint
-/// and date), in the same state or a later one (a key is retired, then
-/// dropped, never the other way). So an older command, replayed, is
-/// refused. Returns the id of the first key that would go back.
-pub fn moves_forward(held: &[Held<'_>], incoming: &[Held<'_>]) -> Result<(), i32> {
-    for h in held {
-        match incoming.iter().find(|i| i.id == h.id) {
-            Some(i)
-                if i.fingerprint == h.fingerprint && i.created == h.created && i.rank >= h.rank => {
-            }
-            _ => return Err(h.id),
-        }
-    }
-    Ok(())
 }
 
 /// A key's fingerprint for people to compare (the key table's view, an
@@ -390,9 +317,15 @@ mod tests {
     const NIST_KEY_256: &str = "2B7E151628AED2A6ABF7158809CF4F3CEF4359D8D580AA4F7F036D6F04FC6A94";
 
     /// NIST's FF1 samples for AES-256 (SP 800-38G examples, FF1samples.pdf,
-    /// samples 7-9) through the same `FF1<Aes256Enc>` the façade uses.
+    /// samples 7-9) through the same `FF1<Schedule>` the façade uses, and
+    /// through `FF1<Aes256Enc>`, `aes`'s cipher itself.
     #[test]
     fn nist_ff1_aes256_samples() {
+        nist_samples::<Schedule>();
+        nist_samples::<Aes256Enc>();
+    }
+
+    fn nist_samples<C: KeyInit + BlockCipherEncrypt + Clone>() {
         let key = hex(NIST_KEY_256);
         let samples: [(u32, &str, &str, &str); 3] = [
             (10, "", "0123456789", "6657667009"),
@@ -405,7 +338,7 @@ mod tests {
             ),
         ];
         for (radix, tweak, pt, ct) in samples {
-            let ff1 = FF1::<Aes256Enc>::new(&key, radix).unwrap();
+            let ff1 = FF1::<C>::new(&key, radix).unwrap();
             let x = FlexibleNumeralString::from(digits(pt, radix));
             let y = ff1.encrypt(&hex(tweak), &x).unwrap();
             assert_eq!(Vec::<u16>::from(y), digits(ct, radix), "sample {pt}");
@@ -424,7 +357,7 @@ mod tests {
     #[test]
     fn bits122_matches_flexible_numeral_string() {
         let key = [7u8; KEY_LEN];
-        let ff1 = FF1::<Aes256Enc>::new(&key, 2).unwrap();
+        let ff1 = FF1::<Schedule>::new(&key, 2).unwrap();
         let mut x: u128 = 0x0123_4567_89ab_cdef_0011_2233_4455_6677;
         for context in [&b""[..], b"orders", &[0xffu8; 40][..]] {
             for _ in 0..200 {
@@ -460,12 +393,12 @@ mod tests {
         let f = Facade::new(&[1u8; KEY_LEN]);
         let v4 = layout::set_version([0x55; 16], 4);
         let v7 = layout::set_version([0x55; 16], 7);
-        assert_eq!(f.to_facade(&v4, b""), None);
-        assert_eq!(f.to_v7(&v7, b""), None);
+        assert_eq!(f.to_facade(&v4, b""), Err(Refused::WrongVersion));
+        assert_eq!(f.to_v7(&v7, b""), Err(Refused::WrongVersion));
         // A v7's bits with the NCS variant: not an RFC 9562 UUIDv7.
         let mut ncs = v7;
         ncs[8] &= 0x3f;
-        assert_eq!(f.to_facade(&ncs, b""), None);
-        assert!(f.to_facade(&v7, b"").is_some());
+        assert_eq!(f.to_facade(&ncs, b""), Err(Refused::WrongVersion));
+        assert!(f.to_facade(&v7, b"").is_ok());
     }
 }

@@ -22,9 +22,12 @@
 //!   (docs/design.md#the-sequencer-word)
 //! - [`rng`]: the fork-safe, buffered ChaCha generator (docs/design.md#randomness)
 //! - [`text`]: compact text forms: hex, base32hex, Crockford (ULID), base58, base64url
+//! - [`facade`]: the façade's frozen mapping; [`keyset`]: its key set as it
+//!   travels to the other nodes of a Citus cluster, sealed and opened
 
 pub mod facade;
 pub mod inspect;
+pub mod keyset;
 pub mod layout;
 pub mod namespace;
 pub mod parse;

@@ -173,6 +173,20 @@ impl<F: Fn() -> u64> Ceiling for Bounded<F> {
     }
 }
 
+/// Whether a draw that stopped `over` word units above its ceiling, `bound`
+/// units above the reference, met a reference that went back rather than a
+/// fast caller. No draw takes a word above its ceiling, so a word more than
+/// the bound above it was not drawn against this reference: both clocks
+/// stepped back (the wall clock and the monotonic one the reference is
+/// carried on by, as a host whose clocks are set back may do), or the bound
+/// was lowered. Waiting for the clock would then take as long as the step
+/// (years, for a clock that was years ahead), so the draw does not wait:
+/// the reference follows the word, as it does the word a start begins from.
+#[inline]
+pub fn reference_went_back(over: u64, bound: u64) -> bool {
+    over > bound
+}
+
 /// A lead as a person reads it, as PostgreSQL prints an interval:
 /// `3650 days 00:00:04.235`, `00:01:05.000`.
 pub fn format_ms(ms: u64) -> String {
@@ -453,6 +467,44 @@ mod tests {
         }
         .raise(v6_ns(restored), rig.mono_ns);
         assert_eq!(rig.draw(), Ok(restored + 1));
+    }
+
+    #[test]
+    fn both_clocks_stepped_back_are_told_from_a_fast_caller() {
+        // Both clocks ten years ahead for a while (libfaketime without
+        // FAKETIME_DONT_FAKE_MONOTONIC, a host whose clocks were set wrong):
+        // the words follow them, and the reference is raised there.
+        let ten_years = 3_650 * 24 * HOUR_NS;
+        let mut rig = Rig::v7(100);
+        rig.pass(ten_years);
+        for _ in 0..10 {
+            rig.draw().unwrap();
+        }
+        // Both step back: the reference (wall, or offset + monotonic)
+        // steps back with them, and the next draw stops ten years above
+        // its ceiling, far more than the bound: not a fast caller.
+        rig.wall_ns -= ten_years;
+        rig.mono_ns -= ten_years;
+        let Err(Stop::Ahead(over)) = rig.draw() else {
+            panic!("the draw was not stopped")
+        };
+        assert!(reference_went_back(over, rig.bound));
+        // The reference follows the word, as at a start: the draw goes on.
+        let word = rig.word.load(Ordering::Relaxed);
+        Reference {
+            offset: &rig.offset,
+        }
+        .raise(v7_ns(word), rig.mono_ns);
+        assert_eq!(rig.draw(), Ok(word + 1));
+        // A fast caller meets the ceiling a unit at a time, within the bound:
+        // it waits for the clock.
+        let mut fast = Rig::v7(1);
+        fast.draw_to_the_bound();
+        let Err(Stop::Ahead(over)) = fast.draw() else {
+            panic!("the fast caller was not stopped")
+        };
+        assert!(!reference_went_back(over, fast.bound));
+        assert!(!reference_went_back(fast.bound, fast.bound));
     }
 
     #[test]
