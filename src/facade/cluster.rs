@@ -329,36 +329,43 @@ fn take(hex: &[u8]) -> Result<(), error::Refusal> {
         return Err(error::facade_sync_read_only());
     }
     let message = from_hex(hex)?;
-    // The cluster key's table, then the keys', as a coordinator's change
-    // takes them.
     let t = cluster_table();
+    if t.generation.is_none() {
+        return Err(error::facade_sync_not_updated());
+    }
+    let role = current_role();
+    // Opened before any lock is taken (any role may set the setting), at
+    // whatever generation; then, under the locks a coordinator's change
+    // takes (the cluster key's table, then the keys'), only if newer than
+    // what this node holds by then.
+    let open = |held: &Held, generation| {
+        keyset::open(
+            &held.key,
+            &database_name(),
+            &role.to_string_lossy(),
+            generation,
+            &message,
+        )
+        .map_err(|r| match r {
+            Refused::Malformed => error::facade_sync_malformed(),
+            Refused::ClusterKeyDiffers(theirs) => {
+                error::facade_cluster_key_differs(&fingerprint(&held.key), &theirs)
+            }
+            Refused::Unauthenticated => error::facade_sync_unauthenticated(),
+            Refused::OtherDatabase(d) => error::facade_sync_other_database(&d),
+            Refused::OtherRole(r) => error::facade_sync_wrong_role(&r, &role.to_string_lossy()),
+            Refused::Older(g) => error::facade_sync_older(g, generation),
+            Refused::OutOfMemory => error::sync_out_of_memory(),
+        })
+    };
+    let unlocked = held(&t).ok_or_else(error::facade_sync_no_cluster_key)?;
+    open(&unlocked, i64::MIN)?;
     // SAFETY: a lock on a relation that exists; released at transaction end.
     unsafe { pg_sys::LockRelationOid(t.oid, pg_sys::ShareRowExclusiveLock as _) };
     let keys = table::table();
     table::lock(&keys);
     let held = held(&t).ok_or_else(error::facade_sync_no_cluster_key)?;
-    if t.generation.is_none() {
-        return Err(error::facade_sync_not_updated());
-    }
-    let role = current_role();
-    let opened = keyset::open(
-        &held.key,
-        &database_name(),
-        &role.to_string_lossy(),
-        held.generation,
-        &message,
-    )
-    .map_err(|r| match r {
-        Refused::Malformed => error::facade_sync_malformed(),
-        Refused::ClusterKeyDiffers(theirs) => {
-            error::facade_cluster_key_differs(&fingerprint(&held.key), &theirs)
-        }
-        Refused::Unauthenticated => error::facade_sync_unauthenticated(),
-        Refused::OtherDatabase(d) => error::facade_sync_other_database(&d),
-        Refused::OtherRole(r) => error::facade_sync_wrong_role(&r, &role.to_string_lossy()),
-        Refused::Older(g) => error::facade_sync_older(g, held.generation),
-        Refused::OutOfMemory => error::sync_out_of_memory(),
-    })?;
+    let opened = open(&held, held.generation)?;
     // SAFETY: pushes a snapshot for the writes' constraint and trigger
     // checks (a SET runs without one), popped below or by an abort.
     unsafe { pg_sys::PushActiveSnapshot(pg_sys::GetTransactionSnapshot()) };

@@ -22,7 +22,7 @@ import os
 
 import extension
 from harness import Skip
-from pg import fail, ok
+from pg import HORIZON_WORKER, fail, horizon_worker, ok
 
 
 def mapped(pid, path):
@@ -56,10 +56,7 @@ def main(t):
     lib = os.path.realpath(os.path.join(t.pg.pkglibdir, "uuid_ext.so"))
     srv.q("CREATE EXTENSION IF NOT EXISTS uuid_ext")
     postmaster = int(open(os.path.join(srv.data, "postmaster.pid")).readline())
-    worker = srv.q("SELECT pid FROM pg_stat_activity WHERE backend_type = 'uuid_ext horizon worker'")
-    if not worker:
-        fail("no horizon worker runs")
-    worker = int(worker)
+    worker = horizon_worker(srv)
     p = srv.session()
     p.stdin.write("SELECT pg_backend_pid();\n\\echo @@\n")
     p.stdin.flush()
@@ -95,7 +92,7 @@ def main(t):
     p.stdin.flush()
     p.wait()
     now_postmaster = int(open(os.path.join(srv.data, "postmaster.pid")).readline())
-    now_worker = int(srv.q("SELECT pid FROM pg_stat_activity WHERE backend_type = 'uuid_ext horizon worker'") or 0)
+    now_worker = int(srv.q(HORIZON_WORKER) or 0)
     if (now_postmaster, now_worker) != (postmaster, worker):
         fail(f"the postmaster or the horizon worker restarted: {postmaster}, {worker} -> {now_postmaster}, {now_worker}")
     fresh = srv.q("SELECT uuid_generate_v7()")

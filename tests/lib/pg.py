@@ -31,6 +31,19 @@ def wait_for(pred, what, timeout=60):
     fail(f"timed out waiting for {what}")
 
 
+HORIZON_WORKER = "SELECT pid FROM pg_stat_activity WHERE backend_type = 'uuid_ext horizon worker'"
+
+
+def horizon_worker(srv, db="postgres", timeout=60):
+    """The pid of `srv`'s horizon worker, once it shows in pg_stat_activity:
+    the postmaster starts it after the server accepts connections, and it
+    registers a moment later (on a busy machine, later than a first query)."""
+    found = []
+    wait_for(lambda: found.append(srv.q(HORIZON_WORKER, db=db)) or found[-1] != "",
+             f"{srv.name}'s horizon worker to show in pg_stat_activity", timeout)
+    return int(found[-1])
+
+
 def kill_server(data):
     """SIGKILL to the postmaster of data directory `data` and every process
     it started, at once: no exit callback runs, nothing is written at the end."""
