@@ -101,47 +101,26 @@ pub fn workers() -> i32 {
 
 /// Citus's version in this database (`pg_extension.extversion`).
 fn version(extension: pg_sys::Oid) -> String {
-    // SAFETY: a catalog scan by the index on pg_extension's OID, as
-    // PostgreSQL's extension.c does; the text is copied before the scan
-    // ends.
-    unsafe {
-        let rel = pg_sys::table_open(pg_sys::ExtensionRelationId, pg_sys::AccessShareLock as _);
-        let mut key = pg_sys::ScanKeyData::default();
-        pg_sys::ScanKeyInit(
-            &mut key,
-            pg_sys::Anum_pg_extension_oid as _,
-            pg_sys::BTEqualStrategyNumber as _,
-            pg_sys::Oid::from(pg_sys::F_OIDEQ),
-            pg_sys::Datum::from(extension),
-        );
-        let scan = pg_sys::systable_beginscan(
-            rel,
-            pg_sys::Oid::from(pg_sys::ExtensionOidIndexId),
-            true,
-            std::ptr::null_mut(),
-            1,
-            &mut key,
-        );
-        let tuple = pg_sys::systable_getnext(scan);
-        let mut found = String::new();
-        if !tuple.is_null() {
-            let mut null = true;
+    table::extension_row(extension, |tuple, desc| {
+        let mut null = true;
+        // SAFETY: a column of the tuple being read, copied out as text.
+        unsafe {
             let d = pg_sys::heap_getattr(
                 tuple,
                 pg_sys::Anum_pg_extension_extversion as _,
-                (*rel).rd_att,
+                desc,
                 &mut null,
             );
-            if !null {
-                let c = pg_sys::text_to_cstring(d.cast_mut_ptr());
-                found = CStr::from_ptr(c).to_string_lossy().into_owned();
-                pg_sys::pfree(c.cast());
+            if null {
+                return String::new();
             }
+            let c = pg_sys::text_to_cstring(d.cast_mut_ptr());
+            let v = CStr::from_ptr(c).to_string_lossy().into_owned();
+            pg_sys::pfree(c.cast());
+            v
         }
-        pg_sys::systable_endscan(scan);
-        pg_sys::table_close(rel, pg_sys::AccessShareLock as _);
-        found
-    }
+    })
+    .unwrap_or_default()
 }
 
 type Function = unsafe extern "C-unwind" fn(pg_sys::FunctionCallInfo) -> pg_sys::Datum;

@@ -34,6 +34,7 @@ use zeroize::Zeroizing;
 
 use super::citus::{self, Node};
 use super::error;
+use super::error::Refusal;
 use super::secret::{superuser_only, SecretBytes};
 use super::table::{self, KeyDatum, Table};
 
@@ -301,7 +302,7 @@ pub unsafe extern "C-unwind" fn check_sync(
         // SAFETY: reads the transaction state.
         || !unsafe { pg_sys::IsTransactionState() }
     {
-        Err(error::facade_sync_set_by_hand())
+        Err(Refusal::SetByHand)
     } else {
         take(value.to_bytes())
     };
@@ -320,18 +321,18 @@ pub unsafe extern "C-unwind" fn check_sync(
 
 /// A worker's side of a key change: makes this node's key table the
 /// coordinator's, from its sealed message in hex.
-fn take(hex: &[u8]) -> Result<(), error::Refusal> {
+fn take(hex: &[u8]) -> Result<(), Refusal> {
     if citus::node() != Node::Worker {
-        return Err(error::facade_sync_not_worker());
+        return Err(Refusal::NotWorker);
     }
     // SAFETY: reads the transaction's and the server's state.
     if unsafe { pg_sys::RecoveryInProgress() || pg_sys::XactReadOnly } {
-        return Err(error::facade_sync_read_only());
+        return Err(Refusal::ReadOnly);
     }
     let message = from_hex(hex)?;
     let t = cluster_table();
     if t.generation.is_none() {
-        return Err(error::facade_sync_not_updated());
+        return Err(Refusal::NotUpdated);
     }
     let role = current_role();
     // Opened before any lock is taken (any role may set the setting), at
@@ -347,24 +348,24 @@ fn take(hex: &[u8]) -> Result<(), error::Refusal> {
             &message,
         )
         .map_err(|r| match r {
-            Refused::Malformed => error::facade_sync_malformed(),
+            Refused::Malformed => Refusal::Malformed,
             Refused::ClusterKeyDiffers(theirs) => {
-                error::facade_cluster_key_differs(&fingerprint(&held.key), &theirs)
+                Refusal::ClusterKeyDiffers(fingerprint(&held.key), theirs)
             }
-            Refused::Unauthenticated => error::facade_sync_unauthenticated(),
-            Refused::OtherDatabase(d) => error::facade_sync_other_database(&d),
-            Refused::OtherRole(r) => error::facade_sync_wrong_role(&r, &role.to_string_lossy()),
-            Refused::Older(g) => error::facade_sync_older(g, generation),
-            Refused::OutOfMemory => error::sync_out_of_memory(),
+            Refused::Unauthenticated => Refusal::Unauthenticated,
+            Refused::OtherDatabase(d) => Refusal::OtherDatabase(d),
+            Refused::OtherRole(r) => Refusal::OtherRole(r, role.to_string_lossy().into()),
+            Refused::Older(g) => Refusal::Older(g, generation),
+            Refused::OutOfMemory => Refusal::OutOfMemory,
         })
     };
-    let unlocked = held(&t).ok_or_else(error::facade_sync_no_cluster_key)?;
+    let unlocked = held(&t).ok_or(Refusal::NoClusterKey)?;
     open(&unlocked, i64::MIN)?;
     // SAFETY: a lock on a relation that exists; released at transaction end.
     unsafe { pg_sys::LockRelationOid(t.oid, pg_sys::ShareRowExclusiveLock as _) };
     let keys = table::table();
     table::lock(&keys);
-    let held = held(&t).ok_or_else(error::facade_sync_no_cluster_key)?;
+    let held = held(&t).ok_or(Refusal::NoClusterKey)?;
     let opened = open(&held, held.generation)?;
     // SAFETY: pushes a snapshot for the writes' constraint and trigger
     // checks (a SET runs without one), popped below or by an abort.
@@ -378,18 +379,18 @@ fn take(hex: &[u8]) -> Result<(), error::Refusal> {
 
 /// The bytes of a hex string; an allocation that cannot be made is 53200,
 /// not an abort.
-fn from_hex(hex: &[u8]) -> Result<Vec<u8>, error::Refusal> {
+fn from_hex(hex: &[u8]) -> Result<Vec<u8>, Refusal> {
     if !hex.len().is_multiple_of(2) {
-        return Err(error::facade_sync_malformed());
+        return Err(Refusal::Malformed);
     }
     let mut out = Vec::new();
     out.try_reserve_exact(hex.len() / 2)
-        .map_err(|_| error::sync_out_of_memory())?;
+        .map_err(|_| Refusal::OutOfMemory)?;
     for pair in hex.chunks(2) {
         let digit = |c: u8| (c as char).to_digit(16);
         match (digit(pair[0]), digit(pair[1])) {
             (Some(a), Some(b)) => out.push((a * 16 + b) as u8),
-            _ => return Err(error::facade_sync_malformed()),
+            _ => return Err(Refusal::Malformed),
         }
     }
     Ok(out)

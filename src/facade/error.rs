@@ -286,7 +286,7 @@ pub fn facade_cluster_not_updated() -> ! {
         PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
         "the facade's keys cannot reach the workers before ALTER EXTENSION uuid_ext UPDATE".into(),
         Some("This node runs a newer uuid_ext library than the extension installed in this database."),
-        Some("Install the new library on every node, then run ALTER EXTENSION uuid_ext UPDATE on the coordinator."),
+        Some(UPDATE),
     )
 }
 
@@ -305,33 +305,75 @@ pub fn facade_sync_removed() -> ! {
 
 // --- what a worker refuses of a sealed key set ------------------------------
 
-/// An error a setting's check hook reports (PostgreSQL raises it as the
-/// SET's ERROR), or raises itself.
-pub struct Refusal {
-    code: PgSqlErrorCode,
-    message: String,
-    detail: Option<String>,
-    hint: Option<String>,
+const SYNC_SET_BY: &str = "uuid_ext.facade_sync carries a Citus coordinator's facade keys to its workers: its key functions set it there, within their transaction.";
+const UPDATE: &str = "Install the new library on every node, then run ALTER EXTENSION uuid_ext UPDATE on the coordinator.";
+
+/// What a worker refuses of a key set, reported from the setting's check
+/// hook (PostgreSQL raises it as the SET's ERROR).
+pub enum Refusal {
+    /// 55000: set other than by SET within a transaction.
+    SetByHand,
+    /// 55000: set on a node that is not a Citus worker.
+    NotWorker,
+    /// 25006: in a read-only transaction or on a standby.
+    ReadOnly,
+    /// 55000: this worker has no cluster key.
+    NoClusterKey,
+    /// 55000: this worker's extension is older than its library.
+    NotUpdated,
+    /// 22023: not a sealed key set.
+    Malformed,
+    /// 55000: sealed under another cluster key (here, the coordinator's).
+    ClusterKeyDiffers(String, String),
+    /// 42501: the tag does not verify.
+    Unauthenticated,
+    /// 42501: sealed for another database.
+    OtherDatabase(String),
+    /// 42501: sealed for another role (it, the current one).
+    OtherRole(String, String),
+    /// 55000: not newer than what this worker holds (it, held).
+    Older(i64, i64),
+    /// 53200: no memory for it.
+    OutOfMemory,
 }
 
 impl Refusal {
-    fn new(
-        code: PgSqlErrorCode,
-        message: String,
-        detail: Option<&str>,
-        hint: Option<&str>,
-    ) -> Refusal {
-        Refusal {
-            code,
-            message,
-            detail: detail.map(str::to_string),
-            hint: hint.map(str::to_string),
+    fn parts(
+        &self,
+    ) -> (
+        PgSqlErrorCode,
+        String,
+        Option<&'static str>,
+        Option<&'static str>,
+    ) {
+        use PgSqlErrorCode::*;
+        use Refusal::*;
+        let m = |s: &str| format!("uuid_ext.facade_sync {s}");
+        match self {
+            SetByHand => (ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, m("is set only by SET, within a transaction"), Some(SYNC_SET_BY), None),
+            NotWorker => (ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, m("is taken only on a Citus worker"), Some(SYNC_SET_BY), None),
+            ReadOnly => (ERRCODE_READ_ONLY_SQL_TRANSACTION, m("cannot be taken in a read-only transaction"), None, None),
+            NoClusterKey => (ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, "this Citus worker has no facade cluster key, so it cannot take the coordinator's keys".into(),
+                Some("On a Citus cluster the facade's keys travel to the workers wrapped under a cluster key every node holds."), Some(CLUSTER_DOCS)),
+            NotUpdated => (ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, "this Citus worker cannot take the coordinator's keys before ALTER EXTENSION uuid_ext UPDATE".into(), None, Some(UPDATE)),
+            Malformed => (ERRCODE_INVALID_PARAMETER_VALUE, m("was given something that is not a coordinator's sealed facade keys"), Some(SYNC_SET_BY), None),
+            ClusterKeyDiffers(here, theirs) => (ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                format!("this node's facade cluster key (fingerprint {here}) is not the coordinator's ({theirs})"), None, Some(CLUSTER_DOCS)),
+            Unauthenticated => (ERRCODE_INSUFFICIENT_PRIVILEGE, m("was given keys that this node's facade cluster key does not authenticate"),
+                Some("Only the coordinator's key functions seal keys a worker takes."), None),
+            OtherDatabase(d) => (ERRCODE_INSUFFICIENT_PRIVILEGE, m(&format!("was given keys sealed for the database {d}, not this one")), None, None),
+            OtherRole(r, user) => (ERRCODE_INSUFFICIENT_PRIVILEGE, m(&format!("was given keys sealed for the role {r}, not {user}")),
+                Some("A key set is taken only from the role whose key change on the coordinator sealed it."), None),
+            Older(g, held) => (ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, m(&format!("was given keys of generation {g}, and this worker holds generation {held}")),
+                Some("A worker takes each key set of its coordinator once, newest last: an older one, sent again, is refused."), None),
+            OutOfMemory => (ERRCODE_OUT_OF_MEMORY, "out of memory".into(), Some("The facade keys given to uuid_ext.facade_sync did not fit in memory."), None),
         }
     }
 
     /// Hands the error to PostgreSQL's setting machinery, whose check hook
     /// is returning false.
     pub fn for_setting(self) {
+        let (code, message, detail, hint) = self.parts();
         let copy = |s: &str| {
             let c = std::ffi::CString::new(s.replace('\0', "")).expect("no NUL left");
             // SAFETY: a palloc'd copy, which outlives the SET's error.
@@ -339,141 +381,14 @@ impl Refusal {
         };
         // SAFETY: the globals a check hook sets to word its error.
         unsafe {
-            pg_sys::GUC_check_errcode(self.code as i32);
-            pg_sys::GUC_check_errmsg_string = copy(&self.message);
-            if let Some(d) = &self.detail {
+            pg_sys::GUC_check_errcode(code as i32);
+            pg_sys::GUC_check_errmsg_string = copy(&message);
+            if let Some(d) = detail {
                 pg_sys::GUC_check_errdetail_string = copy(d);
             }
-            if let Some(h) = &self.hint {
+            if let Some(h) = hint {
                 pg_sys::GUC_check_errhint_string = copy(h);
             }
         }
     }
-}
-
-const SYNC_SET_BY: &str = "uuid_ext.facade_sync carries a Citus coordinator's facade keys to its workers: its key functions set it there, within their transaction.";
-
-/// 55000: the setting given where it is not a worker's SET.
-pub fn facade_sync_set_by_hand() -> Refusal {
-    Refusal::new(
-        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-        "uuid_ext.facade_sync is set only by SET, within a transaction".into(),
-        Some(SYNC_SET_BY),
-        None,
-    )
-}
-
-/// 55000: the setting given on a node that is not a Citus worker.
-pub fn facade_sync_not_worker() -> Refusal {
-    Refusal::new(
-        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-        "uuid_ext.facade_sync is taken only on a Citus worker".into(),
-        Some(SYNC_SET_BY),
-        None,
-    )
-}
-
-/// 25006: the setting given in a read-only transaction or on a standby.
-pub fn facade_sync_read_only() -> Refusal {
-    Refusal::new(
-        PgSqlErrorCode::ERRCODE_READ_ONLY_SQL_TRANSACTION,
-        "uuid_ext.facade_sync cannot be taken in a read-only transaction".into(),
-        None,
-        None,
-    )
-}
-
-/// 55000: a worker without the cluster key.
-pub fn facade_sync_no_cluster_key() -> Refusal {
-    Refusal::new(
-        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-        "this Citus worker has no facade cluster key, so it cannot take the coordinator's keys".into(),
-        Some("On a Citus cluster the facade's keys travel to the workers wrapped under a cluster key every node holds."),
-        Some(CLUSTER_DOCS),
-    )
-}
-
-/// 55000: a worker whose extension is older than its library.
-pub fn facade_sync_not_updated() -> Refusal {
-    Refusal::new(
-        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-        "this Citus worker cannot take the coordinator's keys before ALTER EXTENSION uuid_ext UPDATE".into(),
-        None,
-        Some("Install the new library on every node, then run ALTER EXTENSION uuid_ext UPDATE on the coordinator."),
-    )
-}
-
-/// 22023: not a sealed key set.
-pub fn facade_sync_malformed() -> Refusal {
-    Refusal::new(
-        PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-        "uuid_ext.facade_sync was given something that is not a coordinator's sealed facade keys"
-            .into(),
-        Some(SYNC_SET_BY),
-        None,
-    )
-}
-
-/// 55000: sealed under another cluster key.
-pub fn facade_cluster_key_differs(here: &str, coordinator: &str) -> Refusal {
-    Refusal::new(
-        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-        format!("this node's facade cluster key (fingerprint {here}) is not the coordinator's ({coordinator})"),
-        None,
-        Some(CLUSTER_DOCS),
-    )
-}
-
-/// 42501: a tag this node's cluster key does not verify.
-pub fn facade_sync_unauthenticated() -> Refusal {
-    Refusal::new(
-        PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
-        "uuid_ext.facade_sync was given keys that this node's facade cluster key does not authenticate".into(),
-        Some("Only the coordinator's key functions seal keys a worker takes."),
-        None,
-    )
-}
-
-/// 42501: sealed for another database.
-pub fn facade_sync_other_database(sent_for: &str) -> Refusal {
-    Refusal::new(
-        PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
-        format!(
-            "uuid_ext.facade_sync was given keys sealed for the database {sent_for}, not this one"
-        ),
-        None,
-        None,
-    )
-}
-
-/// 42501: sealed for another role.
-pub fn facade_sync_wrong_role(sent_for: &str, user: &str) -> Refusal {
-    Refusal::new(
-        PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
-        format!("uuid_ext.facade_sync was given keys sealed for the role {sent_for}, not {user}"),
-        Some(
-            "A key set is taken only from the role whose key change on the coordinator sealed it.",
-        ),
-        None,
-    )
-}
-
-/// 55000: not newer than what the worker holds (a replay).
-pub fn facade_sync_older(generation: i64, held: i64) -> Refusal {
-    Refusal::new(
-        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-        format!("uuid_ext.facade_sync was given keys of generation {generation}, and this worker holds generation {held}"),
-        Some("A worker takes each key set of its coordinator once, newest last: an older one, sent again, is refused."),
-        None,
-    )
-}
-
-/// 53200: an allocation for the key set could not be made.
-pub fn sync_out_of_memory() -> Refusal {
-    Refusal::new(
-        PgSqlErrorCode::ERRCODE_OUT_OF_MEMORY,
-        "out of memory".into(),
-        Some("The facade keys given to uuid_ext.facade_sync did not fit in memory."),
-        None,
-    )
 }

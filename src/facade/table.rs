@@ -50,9 +50,13 @@ pub struct Table {
     key_type: KeyType,
 }
 
-/// The extension's schema, from its row of `pg_extension` (by OID: the
-/// catalog function that does this is not exported before PostgreSQL 16).
-fn extension_schema(extension: pg_sys::Oid) -> pg_sys::Oid {
+/// Reads extension `extension`'s row of `pg_extension` (by OID: the
+/// catalog function that does this is not exported before PostgreSQL 16)
+/// with `f`, given the tuple and the catalog's descriptor; None without it.
+pub fn extension_row<R>(
+    extension: pg_sys::Oid,
+    f: impl FnOnce(pg_sys::HeapTuple, pg_sys::TupleDesc) -> R,
+) -> Option<R> {
     // SAFETY: a catalog scan by the index on pg_extension's OID, as
     // PostgreSQL's own extension.c does; the tuple is read before the scan
     // ends.
@@ -75,12 +79,7 @@ fn extension_schema(extension: pg_sys::Oid) -> pg_sys::Oid {
             &mut key,
         );
         let tuple = pg_sys::systable_getnext(scan);
-        let row = if tuple.is_null() {
-            pg_sys::InvalidOid
-        } else {
-            let e = &*pg_sys::heap_tuple_get_struct::<pg_sys::FormData_pg_extension>(tuple);
-            e.extnamespace
-        };
+        let row = (!tuple.is_null()).then(|| f(tuple, (*rel).rd_att));
         pg_sys::systable_endscan(scan);
         pg_sys::table_close(rel, pg_sys::AccessShareLock as _);
         row
@@ -102,7 +101,11 @@ pub fn extension() -> Extension {
     }
     Extension {
         oid,
-        schema: extension_schema(oid),
+        // SAFETY: the fixed part of a pg_extension tuple.
+        schema: extension_row(oid, |tuple, _| unsafe {
+            (*pg_sys::heap_tuple_get_struct::<pg_sys::FormData_pg_extension>(tuple)).extnamespace
+        })
+        .unwrap_or(pg_sys::InvalidOid),
     }
 }
 

@@ -20,7 +20,7 @@
 //! database   u32 length, UTF-8
 //! sender     u32 length, UTF-8
 //! rows       u32 count, then per row:
-//!   id i32, state u8 (0 current, 1 retired, 2 dropped),
+//!   id i32, state u8 length, its name (`current`, `retired`, `dropped`),
 //!   key        u8 0, or u8 1 and the 40 bytes of the wrapped key,
 //!   fingerprint u8 length, hex,
 //!   created i64, retired u8 0 | u8 1 i64, dropped u8 0 | u8 1 i64
@@ -67,20 +67,6 @@ impl State {
             _ => None,
         }
     }
-
-    fn code(self) -> u8 {
-        match self {
-            State::Current => 0,
-            State::Retired => 1,
-            State::Dropped => 2,
-        }
-    }
-
-    fn from_code(c: u8) -> Option<State> {
-        [State::Current, State::Retired, State::Dropped]
-            .into_iter()
-            .find(|s| s.code() == c)
-    }
 }
 
 /// One row of the key table: what the façade reads, and what travels.
@@ -101,9 +87,9 @@ pub struct Row {
 pub const WRAPPED_LEN: usize = KEY_LEN + 8;
 const MAGIC: &[u8] = b"uuid_ext/facade/keyset/1\0";
 const TAG_LEN: usize = 32;
-/// The fewest bytes a row takes: id, state, no key, an empty fingerprint,
-/// created, no retired, no dropped.
-const MIN_ROW: usize = 4 + 1 + 1 + 1 + 8 + 1 + 1;
+/// The fewest bytes a row takes: id, the shortest state's name and its
+/// length, no key, an empty fingerprint, created, no retired, no dropped.
+const MIN_ROW: usize = 4 + 1 + 1 + 1 + 8 + 1 + 1 + 7;
 
 /// `key` wrapped under `cluster_key`.
 pub fn wrap(cluster_key: &[u8; KEY_LEN], key: &[u8; KEY_LEN]) -> [u8; WRAPPED_LEN] {
@@ -192,7 +178,8 @@ pub fn seal(
     };
     for r in rows {
         m.extend_from_slice(&r.id.to_be_bytes());
-        m.push(r.state.code());
+        m.push(r.state.name().len() as u8);
+        m.extend_from_slice(r.state.name().as_bytes());
         match &r.key {
             None => m.push(0),
             Some(k) => {
@@ -227,27 +214,26 @@ struct Reader<'a>(&'a [u8]);
 
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if self.0.len() < n {
-            return None;
-        }
-        let (head, rest) = self.0.split_at(n);
+        let (head, rest) = self.0.split_at_checked(n)?;
         self.0 = rest;
         Some(head)
     }
+    fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
+        self.take(N)?.try_into().ok()
+    }
     fn u8(&mut self) -> Option<u8> {
-        self.take(1).map(|b| b[0])
+        Some(self.array::<1>()?[0])
     }
-    fn u32(&mut self) -> Option<usize> {
-        Some(u32::from_be_bytes(self.take(4)?.try_into().ok()?) as usize)
-    }
-    fn i32(&mut self) -> Option<i32> {
-        Some(i32::from_be_bytes(self.take(4)?.try_into().ok()?))
+    /// A string of a length in `len_bytes` (1 or 4) bytes before it.
+    fn text(&mut self, len_bytes: usize) -> Option<&'a str> {
+        let len = match len_bytes {
+            1 => usize::from(self.u8()?),
+            _ => u32::from_be_bytes(self.array()?) as usize,
+        };
+        std::str::from_utf8(self.take(len)?).ok()
     }
     fn i64(&mut self) -> Option<i64> {
-        Some(i64::from_be_bytes(self.take(8)?.try_into().ok()?))
-    }
-    fn text(&mut self, len: usize) -> Option<&'a str> {
-        std::str::from_utf8(self.take(len)?).ok()
+        Some(i64::from_be_bytes(self.array()?))
     }
     fn maybe_i64(&mut self) -> Option<Option<i64>> {
         match self.u8()? {
@@ -272,13 +258,13 @@ pub fn open(
     if r.take(MAGIC.len()) != Some(MAGIC) {
         return Err(Malformed);
     }
-    let print_len = r.u8().ok_or(Malformed)? as usize;
-    let print = r.text(print_len).ok_or(Malformed)?;
+    let print = r.text(1).ok_or(Malformed)?;
     if print != fingerprint(cluster_key) {
         return Err(ClusterKeyDiffers(print.to_string()));
     }
     let body_len = message.len().checked_sub(TAG_LEN).ok_or(Malformed)?;
-    if body_len < MAGIC.len() + 1 + print_len {
+    let header = MAGIC.len() + 1 + print.len();
+    if body_len < header {
         return Err(Malformed);
     }
     let (body, tag) = message.split_at(body_len);
@@ -287,52 +273,47 @@ pub fn open(
         .verify_slice(tag)
         .map_err(|_| Unauthenticated)?;
     // Authenticated: what follows parses the same bytes.
-    let mut r = Reader(&body[MAGIC.len() + 1 + print_len..]);
+    let mut r = Reader(&body[header..]);
     let generation = r.i64().ok_or(Malformed)?;
-    let len = r.u32().ok_or(Malformed)?;
-    let sent_database = r.text(len).ok_or(Malformed)?;
-    let len = r.u32().ok_or(Malformed)?;
-    let sent_role = r.text(len).ok_or(Malformed)?;
-    let count = r.u32().ok_or(Malformed)?;
+    let sent_database = r.text(4).ok_or(Malformed)?;
+    let sent_role = r.text(4).ok_or(Malformed)?;
+    let count = u32::from_be_bytes(r.array().ok_or(Malformed)?) as usize;
     if count > r.0.len() / MIN_ROW {
         return Err(Malformed);
     }
     let mut rows = Vec::new();
     rows.try_reserve_exact(count).map_err(|_| OutOfMemory)?;
     for _ in 0..count {
-        let id = r.i32().ok_or(Malformed)?;
-        let state = State::from_code(r.u8().ok_or(Malformed)?).ok_or(Malformed)?;
-        let key = match r.u8().ok_or(Malformed)? {
-            0 => None,
-            1 => Some(r.take(WRAPPED_LEN).ok_or(Malformed)?),
-            _ => return Err(Malformed),
+        let mut row = || -> Option<Row> {
+            let id = i32::from_be_bytes(r.array()?);
+            let state = State::parse(r.text(1)?.as_bytes())?;
+            let key = match r.u8()? {
+                0 => None,
+                1 => Some(unwrap(cluster_key, r.take(WRAPPED_LEN)?)?),
+                _ => return None,
+            };
+            let print = r.text(1)?.to_string();
+            let (created, retired, dropped) = (r.i64()?, r.maybe_i64()?, r.maybe_i64()?);
+            // A dropped key has no bytes, a live one its own fingerprint.
+            let holds_together = match &key {
+                None => state == State::Dropped,
+                Some(k) => state != State::Dropped && fingerprint(k) == print,
+            };
+            (holds_together && id > 0).then_some(Row {
+                id,
+                state,
+                key,
+                fingerprint: print,
+                created,
+                retired,
+                dropped,
+            })
         };
-        let len = r.u8().ok_or(Malformed)? as usize;
-        let print = r.text(len).ok_or(Malformed)?;
-        let created = r.i64().ok_or(Malformed)?;
-        let retired = r.maybe_i64().ok_or(Malformed)?;
-        let dropped = r.maybe_i64().ok_or(Malformed)?;
-        let key = match key {
-            None => None,
-            Some(w) => Some(unwrap(cluster_key, w).ok_or(Malformed)?),
-        };
-        // A dropped key has no bytes, a live one its own fingerprint.
-        let holds_together = match &key {
-            None => state == State::Dropped,
-            Some(k) => state != State::Dropped && fingerprint(k) == print,
-        };
-        if !holds_together || id <= 0 || rows.iter().any(|x: &Row| x.id == id) {
+        let row = row().ok_or(Malformed)?;
+        if rows.iter().any(|x: &Row| x.id == row.id) {
             return Err(Malformed);
         }
-        rows.push(Row {
-            id,
-            state,
-            key,
-            fingerprint: print.to_string(),
-            created,
-            retired,
-            dropped,
-        });
+        rows.push(row);
     }
     if !r.0.is_empty() || rows.iter().filter(|x| x.state == State::Current).count() > 1 {
         return Err(Malformed);
