@@ -85,8 +85,7 @@ def doc_names():
 
 
 def releases():
-    return sorted(re.search(r"uuid_ext--(.*)\.sql", f).group(1)
-                  for f in glob.glob(os.path.join(HERE, "upgrade", "uuid_ext--*.sql")))
+    return extension.releases()
 
 
 def pairs_of_majors(pgs):

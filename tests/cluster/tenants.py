@@ -39,11 +39,12 @@ import time
 
 import psycopg
 
+import extension
 from harness import Skip
 from pg import fail, ok
 
 TENANTS = ("tenant_a", "tenant_b")
-EARLIER = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0", "0.8.0", "0.8.1")
+EARLIER = tuple(extension.releases())
 BOOTSTRAP = "10"  # the bootstrap superuser's OID
 
 

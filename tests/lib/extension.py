@@ -97,6 +97,14 @@ def install(pg, scratch, release=False):
         shutil.rmtree(stage, ignore_errors=True)
 
 
+def releases():
+    """Every earlier release whose install script as released is in
+    tests/upgrade (CONTRIBUTING.md#cutting-a-release), oldest first."""
+    found = [re.search(r"uuid_ext--(.*)\.sql$", f).group(1)
+             for f in glob.glob(os.path.join(ROOT, "tests", "upgrade", "uuid_ext--*.sql"))]
+    return sorted(found, key=lambda v: tuple(int(n) for n in v.split(".")))
+
+
 # The test stand-ins that go into the extension directory for a run: every
 # earlier release's install script as released (the update tests start from
 # them) and a stand-in with pg_uuidv7 1.6's interface (the pg_uuidv7 move of
