@@ -40,12 +40,19 @@ BEGIN
             HINT = 'Add uuid_ext to shared_preload_libraries (after citus on a Citus node) and restart the server.';
   END IF;
   IF NOT EXISTS (SELECT FROM pg_catalog.pg_extension e WHERE e.extname OPERATOR(pg_catalog.=) 'citus') THEN
-    RETURN pg_catalog.current_setting('uuid_ext.watermark')::pg_catalog.uuid;
+    failed := pg_catalog.current_setting('uuid_ext.watermark');
+    IF failed OPERATOR(pg_catalog.~) '^unavailable: ' THEN
+      RAISE EXCEPTION 'uuid_v7_cluster_watermark() needs this node''s watermark: %', failed
+        USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    RETURN failed::pg_catalog.uuid;
   END IF;
+  -- A node answers its watermark, or 'unavailable: ' and why.
   EXECUTE 'SELECT (pg_catalog.array_agg(r.result::pg_catalog.uuid ORDER BY r.result::pg_catalog.uuid)
-                   FILTER (WHERE r.success))[1],
+                   FILTER (WHERE r.success AND r.result OPERATOR(pg_catalog.!~) ''^unavailable: ''))[1],
                   pg_catalog.string_agg(r.nodeid::pg_catalog.text OPERATOR(pg_catalog.||) '': ''
-                                        OPERATOR(pg_catalog.||) r.result, ''; '') FILTER (WHERE NOT r.success)
+                                        OPERATOR(pg_catalog.||) r.result, ''; '')
+                    FILTER (WHERE NOT r.success OR r.result OPERATOR(pg_catalog.~) ''^unavailable: '')
            FROM pg_catalog.run_command_on_all_nodes(''SHOW uuid_ext.watermark'') r'
     INTO lowest, failed;
   IF failed IS NOT NULL THEN

@@ -2,7 +2,6 @@
 //! generator, lay out the bits (all of which the core does).
 
 use std::cell::RefCell;
-use std::sync::atomic::Ordering;
 
 use pgrx::datum::{Interval, TimestampWithTimeZone, Uuid};
 use pgrx::prelude::*;
@@ -85,7 +84,7 @@ fn next_v7() -> (u64, u64) {
             Ok(word) => break word,
             Err(Stop::Reset) => continue,
             Err(Stop::Ahead(over)) => {
-                if !draw::follow_if_went_back(v7::VERSION, over, word.load(Ordering::Acquire)) {
+                if !draw::follow_if_went_back(v7::VERSION, over) {
                     draw::wait_for_clock(v7::VERSION, over);
                 }
             }
@@ -115,7 +114,7 @@ fn next_v6() -> (u64, u64) {
             Ok(word) => break word,
             Err(Stop::Reset) => continue,
             Err(Stop::Ahead(over)) => {
-                if !draw::follow_if_went_back(v6::VERSION, over, word.load(Ordering::Acquire)) {
+                if !draw::follow_if_went_back(v6::VERSION, over) {
                     draw::wait_for_clock(v6::VERSION, over);
                 }
             }

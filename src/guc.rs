@@ -285,7 +285,7 @@ fn shown(s: String) -> *const c_char {
 
 #[pg_guard]
 unsafe extern "C-unwind" fn show_watermark() -> *const c_char {
-    shown(crate::sequencer::watermark::now().to_string())
+    shown(crate::sequencer::watermark::shown())
 }
 
 #[pg_guard]

@@ -220,20 +220,54 @@ fn database_name() -> String {
     }
 }
 
-/// The current role's name, as the catalog holds it.
+/// The name of role `oid`, as the catalog holds it.
+fn role_name(oid: pg_sys::Oid) -> CString {
+    // SAFETY: a role that exists (an error otherwise); its name is copied.
+    unsafe { CStr::from_ptr(pg_sys::GetUserNameFromId(oid, false)) }.to_owned()
+}
+
+/// The current role's name.
 fn current_role() -> CString {
-    // SAFETY: the current role exists; its name is copied.
-    unsafe { CStr::from_ptr(pg_sys::GetUserNameFromId(pg_sys::GetUserId(), false)) }.to_owned()
+    // SAFETY: reads the current role's OID.
+    role_name(unsafe { pg_sys::GetUserId() })
+}
+
+/// The role whose connections carry a key change to the workers: the
+/// caller, as any of its distributed statements; a superuser's change goes
+/// as the database's owner instead. Citus opens each worker connection of a
+/// distributed transaction with `SELECT assign_distributed_transaction_id(…)`,
+/// a name it does not qualify, which the database's owner decides on a
+/// worker: a superuser's own connection would run the owner's function
+/// there as a superuser. As the owner, it runs as its author.
+fn sender() -> CString {
+    // SAFETY: reads the current role's OID and superuser flag, and the
+    // session's database's owner from the catalog.
+    unsafe {
+        let user = pg_sys::GetUserId();
+        if !pg_sys::superuser_arg(user) {
+            return role_name(user);
+        }
+        let tuple = pg_sys::SearchSysCache1(
+            pg_sys::SysCacheIdentifier::DATABASEOID as _,
+            pg_sys::Datum::from(pg_sys::MyDatabaseId),
+        );
+        if tuple.is_null() {
+            error::facade_table_unreadable("the session's database is not in pg_database");
+        }
+        let owner = (*pg_sys::heap_tuple_get_struct::<pg_sys::FormData_pg_database>(tuple)).datdba;
+        pg_sys::ReleaseSysCache(tuple);
+        role_name(owner)
+    }
 }
 
 /// Seals this node's key table for the workers, at a generation above
-/// every one before (the transaction's start in microseconds, or one more
-/// than the last), and sends it on the caller's connections.
+/// every one before (the clock in microseconds, or one more than the
+/// last), and sends it on the connections of [`sender`].
 fn send(keys: &Table, s: Sending) {
-    let role = current_role();
+    let role = sender();
     let (rows, _) = keys.rows();
-    // SAFETY: reads the transaction's start time.
-    let now = unsafe { pg_sys::GetCurrentTransactionStartTimestamp() };
+    // SAFETY: reads the clock.
+    let now = unsafe { pg_sys::GetCurrentTimestamp() };
     let generation = now.max(s.held.generation.saturating_add(1));
     let sealed = keyset::seal(
         &s.held.key,
@@ -269,15 +303,29 @@ fn uuid_facade_cluster_sync() -> i32 {
 }
 
 /// The generation of the key set this node holds (0 when it has taken or
-/// sent none), for `SHOW uuid_ext.facade_generation`; "none" outside a
-/// transaction or where the extension is not installed.
+/// sent none), for `SHOW uuid_ext.facade_generation`, to a role that may
+/// read the cluster key's table (it tells when the keys last changed);
+/// else, or without the table, "none". Never an error: PostgreSQL 15's
+/// `pg_settings` asks every setting, hidden ones too.
 pub fn generation_shown() -> String {
-    // SAFETY: reads the transaction state and the catalog by name.
-    let installed = unsafe {
+    // SAFETY: reads the transaction state, and the catalog by name and OID.
+    let readable = unsafe {
         pg_sys::IsTransactionState()
             && pg_sys::get_extension_oid(c"uuid_ext".as_ptr(), true) != pg_sys::InvalidOid
+    } && {
+        let extension = table::extension();
+        table::member(&extension, c"uuid_facade_cluster_key")
+            .filter(|&oid| {
+                table::column_if_any(oid, c"generation").is_some()
+                // SAFETY: a privilege check of the current role on a table.
+                && unsafe {
+                    pg_sys::pg_class_aclcheck(oid, pg_sys::GetUserId(), pg_sys::ACL_SELECT as _)
+                        == pg_sys::AclResult::ACLCHECK_OK
+                }
+            })
+            .is_some()
     };
-    if !installed {
+    if !readable {
         return "none".into();
     }
     held(&cluster_table()).map_or("0".into(), |h| h.generation.to_string())

@@ -15,7 +15,7 @@
 //! above the ceiling waits here, in short interruptible sleeps, until the
 //! clock has moved on; one further above it than the bound itself met a
 //! reference that went back (both clocks stepped back), and does not wait:
-//! the reference follows the word.
+//! the reference moves up to it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -145,12 +145,8 @@ const MAX_SLEEP_US: u64 = 1_000;
 /// retries.
 #[cold]
 pub fn wait_for_clock(version: u8, over: u64) {
-    let ns = match version {
-        7 => u128::from(over) * 1_000_000 / u128::from(v7::WORD_UNITS_PER_MS),
-        _ => u128::from(over) * 100 / u128::from(v6::WORD_UNITS_PER_TICK),
-    };
-    let us = u64::try_from(ns.div_ceil(1_000))
-        .unwrap_or(MAX_SLEEP_US)
+    let us = over_ns(version, over)
+        .div_ceil(1_000)
         .clamp(1, MAX_SLEEP_US);
     pgrx::check_for_interrupts!();
     // SAFETY: a plain sleep; PostgreSQL's signal handlers end it early.
@@ -160,19 +156,36 @@ pub fn wait_for_clock(version: u8, over: u64) {
 
 /// Whether a draw of `version` that stopped `over` units above its ceiling
 /// met a reference that went back (`lead::reference_went_back`); then the
-/// reference follows the word the draw is from, `word`, as it follows the
-/// words a start begins from, and the caller draws again at once.
+/// reference moves ahead by that much, as it follows the words a start
+/// begins from, and the caller draws again at once (an interrupt first
+/// gets its chance).
 #[cold]
-pub fn follow_if_went_back(version: u8, over: u64, word: u64) -> bool {
-    let (bound, time_ns) = match version {
-        7 => (bound(lead::v7_units), lead::v7_ns(word)),
-        _ => (bound(lead::v6_units), lead::v6_ns(word)),
+pub fn follow_if_went_back(version: u8, over: u64) -> bool {
+    let bound = match version {
+        7 => bound(lead::v7_units),
+        _ => bound(lead::v6_units),
     };
     if !lead::reference_went_back(over, bound) {
         return false;
     }
-    reference().raise(time_ns, clock::monotonic_ns());
+    let (r, mono) = (reference(), clock::monotonic_ns());
+    r.raise(
+        r.now(crate::now::clock_ns(), mono)
+            .saturating_add(over_ns(version, over))
+            .saturating_add(lead::FOLLOW_SLACK_NS),
+        mono,
+    );
+    pgrx::check_for_interrupts!();
     true
+}
+
+/// `over` word units of `version` as nanoseconds, rounded up.
+fn over_ns(version: u8, over: u64) -> u64 {
+    let ns = match version {
+        7 => (u128::from(over) * 1_000_000).div_ceil(u128::from(v7::WORD_UNITS_PER_MS)),
+        _ => (u128::from(over) * 100).div_ceil(u128::from(v6::WORD_UNITS_PER_TICK)),
+    };
+    u64::try_from(ns).unwrap_or(u64::MAX)
 }
 
 /// Tests build the word at its edge rather than wait 8,000 years; the

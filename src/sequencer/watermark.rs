@@ -424,36 +424,62 @@ pub fn open_since_before(at_ms: u64) -> usize {
 /// the last watermark replayed from the primary's WAL (server-wide).
 #[pg_extern(volatile, parallel_safe)]
 fn uuid_v7_watermark() -> Uuid {
-    now()
+    match now() {
+        Ok(u) => u,
+        Err(Unavailable::Standby) => error::standby_watermark_unavailable(),
+        Err(Unavailable::Because(why)) => error::watermark_unavailable(why),
+    }
+}
+
+/// Why there is no watermark here.
+pub enum Unavailable {
+    /// A standby that has replayed none.
+    Standby,
+    /// What the shared sequencer lacks.
+    Because(&'static str),
 }
 
 /// The watermark now: `uuid_v7_watermark()`, and `SHOW uuid_ext.watermark`
 /// (what a Citus cluster's watermark asks each node: a name no role can
-/// plant, docs/ordering.md#on-a-citus-cluster).
-pub fn now() -> Uuid {
+/// plant, docs/ordering.md#on-a-citus-cluster), which must not raise.
+pub fn now() -> Result<Uuid, Unavailable> {
     if !shmem::preloaded() {
-        error::watermark_unavailable("uuid_ext is not in shared_preload_libraries");
+        return Err(Unavailable::Because(
+            "uuid_ext is not in shared_preload_libraries",
+        ));
     }
     if wal::in_recovery() {
         // The standby's own sequencer knows nothing of the primary's open
         // transactions: only what the primary logged counts.
         let replayed = shmem::replayed_watermark().map_or(0, |r| r.load(Ordering::Acquire));
         if replayed == 0 {
-            error::standby_watermark_unavailable();
+            return Err(Unavailable::Standby);
         }
-        return Uuid::from_bytes(v7::from_word(replayed, 0));
+        return Ok(Uuid::from_bytes(v7::from_word(replayed, 0)));
     }
     if !shmem::uses_shared() {
-        error::watermark_unavailable("uuid_ext.monotonicity is backend in this session");
+        return Err(Unavailable::Because(
+            "uuid_ext.monotonicity is backend in this session",
+        ));
     }
     if !guc::commit_watermark() {
-        error::watermark_unavailable("uuid_ext.commit_watermark is off");
+        return Err(Unavailable::Because("uuid_ext.commit_watermark is off"));
     }
     raise_to_clock();
-    // The shared word exists (checked above).
-    let value =
-        current(scope()).unwrap_or_else(|| error::watermark_unavailable("no shared memory"));
-    Uuid::from_bytes(v7::from_word(value, 0))
+    current(scope())
+        .map(|value| Uuid::from_bytes(v7::from_word(value, 0)))
+        .ok_or(Unavailable::Because("no shared memory"))
+}
+
+/// `SHOW uuid_ext.watermark`: the watermark, or why there is none, as text.
+pub fn shown() -> String {
+    match now() {
+        Ok(u) => u.to_string(),
+        Err(Unavailable::Standby) => {
+            "unavailable: this standby has replayed no watermark of the primary".into()
+        }
+        Err(Unavailable::Because(why)) => format!("unavailable: {why}"),
+    }
 }
 
 /// Raises the shared UUIDv7 word to the clock, as a draw would but drawing

@@ -20,6 +20,12 @@ a superuser runs it, so a silent pass is impossible. Checked:
              uuid_ext dropped on a worker, a key change fails and runs
              none. (0.9.0's first draft ran that function as the bootstrap
              superuser, and `dbo` became one on every worker.)
+ citus       `dbo` plants public.assign_distributed_transaction_id, which
+             Citus calls unqualified on every worker connection of a
+             distributed transaction: a superuser's key change, import and
+             cluster sync run it as `dbo`, `app`'s as `app`, never as a
+             superuser (the first draft of 0.10.0 sent a superuser's change
+             on its own connections, and `dbo` became a superuser)
  watermark   `dbo` drops uuid_ext on the workers and plants
              public.uuid_v7_watermark(); a superuser polls
              uuid_v7_cluster_watermark() with the docs' pinned search path:
@@ -183,6 +189,54 @@ END $f$;""")
     same_keys(c, workers, "the worker put back")
 
 
+def test_citus_connections(c, workers):
+    """Citus opens each worker connection of a distributed transaction with
+    `SELECT assign_distributed_transaction_id(...)`, a name it does not
+    qualify: dbo plants one in public on the workers (a text third argument
+    wins the overload for Citus's untyped literal). A superuser's key
+    change, import and cluster sync go out on dbo's connections, so the
+    planted function runs as dbo; app's as app, as any of app's distributed
+    statements. (The first draft of 0.10.0 sent a superuser's change on the
+    superuser's own connections, and dbo became a superuser on both
+    workers.)"""
+    for w in workers:
+        as_role(w, "dbo", f"""SET citus.enable_ddl_propagation = off;
+TRUNCATE public.planted_ran;
+CREATE FUNCTION public.assign_distributed_transaction_id(integer, bigint, text) RETURNS void
+  LANGUAGE plpgsql AS $f$
+BEGIN {TRAP.format(what='assign_distributed_transaction_id')}
+  PERFORM pg_catalog.assign_distributed_transaction_id($1, $2, $3::pg_catalog.timestamptz);
+END $f$;""")
+    c.q("SELECT public.uuid_facade_key_create()", db=DB)
+    c.fresh("elsewhere")
+    c.q("CREATE EXTENSION uuid_ext; SELECT uuid_facade_key_create()", db="elsewhere")
+    export = subprocess.Popen([*c.psql("elsewhere"), "-q", "-c", SAFE, "-c", PIN, "-c",
+                               "\\copy (SELECT uuid_facade_key_export(1)) TO STDOUT"], stdout=subprocess.PIPE)
+    r = subprocess.run([*c.psql(DB), "-q", "-c", SAFE, "-c", PIN,
+                        "-c", "CREATE TEMP TABLE moving (key pg_catalog.bytea)",
+                        "-c", "\\copy pg_temp.moving FROM PSTDIN",
+                        "-c", "SELECT uuid_facade_key_import(key) FROM pg_temp.moving"],
+                       stdin=export.stdout, capture_output=True, text=True)
+    export.stdout.close()
+    if export.wait() != 0 or r.returncode != 0:
+        fail(f"a superuser's import on the coordinator: {r.stdout}{r.stderr}")
+    c.q("SELECT public.uuid_facade_cluster_sync()", db=DB)
+    as_role(c, "app", "SELECT uuid_facade_key_create()")
+    same_keys(c, workers, "key changes with Citus's connection call planted")
+    nobody_superuser((c, *workers), "a superuser's key changes with Citus's connection call planted")
+    ran = {w.name: set(w.q("SELECT coalesce(string_agg(DISTINCT who || ' ' || superuser::text, ', '), '') "
+                           "FROM public.planted_ran", db=DB).split(", ")) for w in workers}
+    if any(r != {"dbo false", "app false"} for r in ran.values()):
+        fail(f"who ran dbo's planted assign_distributed_transaction_id on each worker: {ran}")
+    for w in workers:
+        as_role(w, "dbo", "SET citus.enable_ddl_propagation = off; DROP FUNCTION "
+                          "public.assign_distributed_transaction_id(integer, bigint, text)")
+    ok("dbo planted public.assign_distributed_transaction_id(integer, bigint, text) on the workers, which Citus "
+       "calls unqualified on each connection of a distributed transaction: a superuser's key change, its "
+       "documented import and uuid_facade_cluster_sync() ran it as dbo, app's key change as app, and dbo is a "
+       "superuser on no node")
+
+
 def test_watermark(c, workers):
     """M1: dbo plants uuid_v7_watermark() on the workers; a superuser polls
     the cluster watermark with the docs' pinned search path."""
@@ -309,6 +363,7 @@ def main(t):
                       "uuid_v7_to_facade(uuid, text) TO app")
     test_move(c, workers)
     test_planted(c, workers)
+    test_citus_connections(c, workers)
     test_settings(c, workers)
     test_watching(c, workers)
     test_no_library(c, workers)

@@ -30,6 +30,13 @@ SELECT public.uuid_extract_version(uuid_generate_v7()) AS version;
 -- No commit watermark without the shared sequencer: an error naming the setting.
 SELECT uuid_v7_watermark();
 \echo :LAST_ERROR_SQLSTATE
+SELECT uuid_v7_cluster_watermark();
+\echo :LAST_ERROR_SQLSTATE
+-- The names read with SHOW say why, and never raise: pg_settings, which
+-- asks every setting on PostgreSQL 15, hidden ones too, still answers.
+SHOW uuid_ext.watermark;
+SHOW uuid_ext.facade_generation;
+SELECT count(*) > 0 AS settings_read FROM pg_settings;
 -- Thousands of UUIDs later, still no horizon file in the data directory.
 SELECT count(*) AS horizon_files FROM pg_ls_dir('.') AS f WHERE f LIKE 'uuid_ext.horizon%';
 -- No shared sequencer to reset: an error that says so (55000); a session

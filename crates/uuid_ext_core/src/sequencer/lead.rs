@@ -187,6 +187,11 @@ pub fn reference_went_back(over: u64, bound: u64) -> bool {
     over > bound
 }
 
+/// What a reference that went back moves up by beyond the draw's excess: a
+/// microsecond, more than a candidate's rounding (a UUIDv7's time is kept
+/// to a 4,096th of a millisecond, a UUIDv6's to 100 ns).
+pub const FOLLOW_SLACK_NS: u64 = 1_000;
+
 /// A lead as a person reads it, as PostgreSQL prints an interval:
 /// `3650 days 00:00:04.235`, `00:01:05.000`.
 pub fn format_ms(ms: u64) -> String {
@@ -489,12 +494,19 @@ mod tests {
             panic!("the draw was not stopped")
         };
         assert!(reference_went_back(over, rig.bound));
-        // The reference follows the word, as at a start: the draw goes on.
+        // The reference moves up by what stopped the draw (the glue's
+        // rule, whatever value stopped it: the word, or a session's floor):
+        // the draw goes on.
         let word = rig.word.load(Ordering::Relaxed);
-        Reference {
+        let reference = Reference {
             offset: &rig.offset,
-        }
-        .raise(v7_ns(word), rig.mono_ns);
+        };
+        let over_ns = (u128::from(over) * u128::from(NS_PER_MS))
+            .div_ceil(u128::from(v7::WORD_UNITS_PER_MS)) as u64;
+        reference.raise(
+            reference.now(rig.wall_ns, rig.mono_ns) + over_ns + FOLLOW_SLACK_NS,
+            rig.mono_ns,
+        );
         assert_eq!(rig.draw(), Ok(word + 1));
         // A fast caller meets the ceiling a unit at a time, within the bound:
         // it waits for the clock.
