@@ -242,8 +242,10 @@ def both_clocks_stepped(t):
     # word, ten years ahead) stops its draw, not its word. (The review of
     # 0.10.0's first draft: it spun there, deaf to cancels.)
     srv.q("CREATE ROLE nobody LOGIN")
-    attempts = [("backend " + gen, "nobody", f"SET uuid_ext.monotonicity = backend; SELECT {gen} > '{ahead[gen]}'")
-                for gen in ahead]
+    # (Its UUIDv7 is above the shared word, the commit watermark's floor; its
+    # UUIDv6 has no such floor, and carries the clock.)
+    attempts = [("backend " + gen, "nobody", f"SET uuid_ext.monotonicity = backend; "
+                 f"SELECT {gen} {'>' if gen.endswith('v7()') else '<'} '{ahead[gen]}'") for gen in ahead]
     attempts += [(gen, None, f"SELECT {gen} > '{ahead[gen]}'") for gen in ahead]
     for what, role, sql in attempts:
         cmd = srv.psql()
