@@ -1,6 +1,9 @@
 //! Every ERROR the extension raises, with its SQLSTATE (docs/reference.md#errors), in one place;
 //! the façade's are in `facade/error.rs` (docs/facade.md#errors).
 
+use std::borrow::Cow;
+use std::fmt;
+
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::{PgLogLevel, PgSqlErrorCode};
 
@@ -27,6 +30,76 @@ pub(crate) fn raise(
     }
     report.report(PgLogLevel::ERROR);
     unreachable!("ERROR does not return")
+}
+
+/// How many characters of an input a message quotes. A message is a Rust
+/// `String`, and Rust aborts the whole process when an allocation fails (under
+/// `vm.overcommit_memory = 2` or a `ulimit -v`, a server crash): no message
+/// grows with the input.
+pub const QUOTED: usize = 64;
+
+/// An input as a message quotes it: all of it when it has at most [`QUOTED`]
+/// characters (the message is as it always was), else its first [`QUOTED`]
+/// characters and `...`, and then `cut` is its length in bytes, for the detail.
+pub struct Quoted<'a> {
+    text: Cow<'a, str>,
+    pub cut: Option<usize>,
+}
+
+impl<'a> Quoted<'a> {
+    pub fn of(given: &'a str) -> Self {
+        match given.char_indices().nth(QUOTED) {
+            Some((at, _)) => Quoted {
+                text: Cow::Borrowed(&given[..at]),
+                cut: Some(given.len()),
+            },
+            None => Quoted {
+                text: Cow::Borrowed(given),
+                cut: None,
+            },
+        }
+    }
+
+    /// The same for bytes that may not be UTF-8 (a `cstring`), each invalid
+    /// sequence shown as U+FFFD. Only a prefix is read: [`QUOTED`] characters
+    /// take at most 4 bytes each, and a character cut at the end of the
+    /// prefix lies after them.
+    pub fn of_bytes(given: &'a [u8]) -> Self {
+        let head = String::from_utf8_lossy(&given[..given.len().min(4 * QUOTED + 4)]);
+        let Some(at) = head.char_indices().nth(QUOTED).map(|(at, _)| at) else {
+            return Quoted {
+                text: head,
+                cut: None,
+            };
+        };
+        let text = match head {
+            Cow::Borrowed(s) => Cow::Borrowed(&s[..at]),
+            Cow::Owned(mut s) => {
+                s.truncate(at);
+                Cow::Owned(s)
+            }
+        };
+        Quoted {
+            text,
+            cut: Some(given.len()),
+        }
+    }
+}
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)?;
+        if self.cut.is_some() {
+            f.write_str("...")?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether a message would quote only part of `given`: then it is longer
+/// than any valid form of anything the extension reads as text.
+pub fn too_long_to_quote(given: &str) -> bool {
+    given.char_indices().nth(QUOTED).is_some()
 }
 
 /// 22008: a timestamp given to a UUIDv7 function is outside what it holds.
@@ -236,10 +309,15 @@ pub fn no_watermark_slot() -> ! {
 /// 22023: an argument that is not one of the values a function knows.
 #[track_caller]
 pub fn unknown_value(what: &str, given: &str, valid: &str) -> ! {
+    let given = Quoted::of(given);
+    let detail = match given.cut {
+        None => format!("Valid values: {valid}."),
+        Some(bytes) => format!("Valid values: {valid}. The value given is {bytes} bytes long."),
+    };
     raise(
         PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
         format!("unknown {what} \"{given}\""),
-        Some(&format!("Valid values: {valid}.")),
+        Some(&detail),
         None,
     )
 }
@@ -273,12 +351,19 @@ pub fn wrong_version(function: &str, wanted: u8, found: Option<u8>) -> ! {
 }
 
 /// 22P02: text that is no UUID in the compact form it was said to be in.
+/// `why` begins in lower case; the detail makes it a sentence, after the
+/// input's length where the message quotes only part of it.
 #[track_caller]
 pub fn invalid_text(format: &str, given: &str, why: &str) -> ! {
+    let given = Quoted::of(given);
+    let detail = match given.cut {
+        None => sentence(why),
+        Some(bytes) => format!("The input is {bytes} bytes long; {why}."),
+    };
     raise(
         PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
         format!("invalid input syntax for a {format} UUID: \"{given}\""),
-        Some(&sentence(why)),
+        Some(&detail),
         None,
     )
 }
@@ -302,13 +387,33 @@ pub fn random_unavailable(cause: &uuid_ext_core::rng::SeedError) -> ! {
     )
 }
 
-/// 22P02: text that is no UUID, given to `uuid7` or `uuid6`.
+/// 22P02: text that is no UUID, given to `uuid7` or `uuid6` (a `cstring`,
+/// in the database's encoding).
 #[track_caller]
-pub fn invalid_type_text(version: u8, given: &str) -> ! {
+pub fn invalid_type_text(version: u8, given: &[u8]) -> ! {
+    invalid_uuid_text(&format!("uuid{version}"), Quoted::of_bytes(given))
+}
+
+/// 22P02 in core's words for its `uuid` type: text that is no UUID.
+#[track_caller]
+pub fn invalid_core_uuid_text(given: &str) -> ! {
+    invalid_uuid_text("uuid", Quoted::of(given))
+}
+
+/// `invalid input syntax for type T`, as core's `uuid_in` says it; an input
+/// too long to quote whole is longer than the longest form core accepts.
+#[track_caller]
+fn invalid_uuid_text(type_name: &str, given: Quoted<'_>) -> ! {
+    let detail = given.cut.map(|bytes| {
+        format!(
+            "The input is {bytes} bytes long; a {type_name} is at most {} characters.",
+            uuid_ext_core::parse::LONGEST
+        )
+    });
     raise(
         PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
-        format!("invalid input syntax for type uuid{version}: \"{given}\""),
-        None,
+        format!("invalid input syntax for type {type_name}: \"{given}\""),
+        detail.as_deref(),
         None,
     )
 }
@@ -321,6 +426,7 @@ pub fn wrong_version_for_type(version: u8, found: Option<u8>, variant: &str, giv
         Some(v) => format!("a UUIDv{v}"),
         None => format!("a UUID of the {variant} variant"),
     };
+    let given = Quoted::of(given);
     raise(
         PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
         format!("a uuid{version} holds UUIDv{version}s only, not {found}: \"{given}\""),

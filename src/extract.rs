@@ -1,13 +1,13 @@
 //! Reading UUIDs back: version, time, every field (docs/reference.md#reading).
 
-use std::ffi::CString;
+use std::ffi::CStr;
 
 use pgrx::datum::{TimestampWithTimeZone, Uuid};
 use pgrx::prelude::*;
 use pgrx::{direct_function_call, IntoDatum};
-use uuid_ext_core::{inspect, layout, timestamp};
+use uuid_ext_core::{inspect, layout, parse, timestamp};
 
-use crate::pgtime;
+use crate::{error, pgtime};
 
 extension_sql_file!("../sql/uuid_fields.sql", name = "uuid_fields", bootstrap);
 
@@ -21,17 +21,23 @@ pub(crate) fn uuid_extract_timestamp(id: Uuid) -> Option<TimestampWithTimeZone> 
 /// The same reading of a UUID given as text, for callers that pass text,
 /// such as pg_partman's `decoder(col::text)`. Core `uuid`'s own input
 /// function parses it, so it takes exactly what a `uuid` column takes;
-/// malformed text is core's 22P02.
+/// malformed text is core's 22P02. Text longer than the longest form core
+/// accepts is refused here, in core's words, before anything is copied.
 #[pg_extern(immutable, strict, parallel_safe)]
 fn uuid_extract_timestamp_text(id: &str) -> Option<TimestampWithTimeZone> {
-    // A text value never holds a NUL byte.
-    let c = CString::new(id).unwrap_or_default();
+    if id.len() > parse::LONGEST {
+        error::invalid_core_uuid_text(id);
+    }
+    // The text and its NUL on the stack. A text value never holds a NUL
+    // byte, so uuid_in reads all of it.
+    let mut c = [0u8; parse::LONGEST + 1];
+    c[..id.len()].copy_from_slice(id.as_bytes());
+    let c = CStr::from_bytes_until_nul(&c).expect("the buffer ends with a NUL");
     // SAFETY: uuid_in reads a NUL-terminated string and returns a palloc'd
     // uuid, or raises an ERROR, which pgrx turns into a Rust panic that
     // unwinds to the function's boundary and is raised again there.
-    let parsed =
-        unsafe { direct_function_call::<Uuid>(pg_sys::uuid_in, &[c.as_c_str().into_datum()]) }
-            .expect("uuid_in returns a uuid or raises an ERROR");
+    let parsed = unsafe { direct_function_call::<Uuid>(pg_sys::uuid_in, &[c.into_datum()]) }
+        .expect("uuid_in returns a uuid or raises an ERROR");
     uuid_extract_timestamp(parsed)
 }
 

@@ -22,6 +22,15 @@ fn uuid_encode(id: Uuid, format: &str) -> String {
 #[pg_extern(immutable, strict, parallel_safe)]
 fn uuid_decode(data: &str, format: &str) -> Uuid {
     let f = self::format(format);
+    // Every form is ASCII of one length: an input too long to quote whole is
+    // none, and is refused without being read through.
+    if data.len() > f.len() && error::too_long_to_quote(data) {
+        error::invalid_text(
+            f.name(),
+            data,
+            &format!("a {f} UUID is {} characters", f.len()),
+        );
+    }
     text::decode(data, f)
         .map(Uuid::from_bytes)
         .unwrap_or_else(|e| error::invalid_text(f.name(), data, &e.to_string()))

@@ -55,9 +55,11 @@ fn checked(b: [u8; 16], version: u8, shown: &dyn Fn() -> String) -> Uuid {
     }
 }
 
+/// Text read where it is, never copied: `parse::uuid` refuses anything
+/// longer than core's longest form unread, and the error quotes a prefix.
 fn text_input(input: &CStr, version: u8) -> Uuid {
-    let b = parse::uuid(input.to_bytes())
-        .unwrap_or_else(|| error::invalid_type_text(version, &input.to_string_lossy()));
+    let text = input.to_bytes();
+    let b = parse::uuid(text).unwrap_or_else(|| error::invalid_type_text(version, text));
     checked(b, version, &|| input.to_string_lossy().into_owned())
 }
 

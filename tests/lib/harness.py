@@ -45,10 +45,13 @@ class Run:
         if srv not in self._servers:
             self._servers.append(srv)
 
-    def server(self, pg, dir, name, clock=False):
+    def server(self, pg, dir, name, clock=False, address_space=None):
         if clock and not self.host.faketime:
             raise Skip("needs libfaketime (Debian: apt install libfaketime), which moves the servers' clocks")
-        return Server(self.host, pg, name, dir, self.port(), clock=clock, on_start=self.started)
+        if address_space and not shutil.which("prlimit"):
+            raise Skip("needs prlimit (util-linux), which limits a server's address space")
+        return Server(self.host, pg, name, dir, self.port(), clock=clock, address_space=address_space,
+                      on_start=self.started)
 
     def shared(self, pg):
         """The server the layers of one PostgreSQL share: the library preloaded,
@@ -90,12 +93,14 @@ class Test:
         shutil.rmtree(dir, ignore_errors=True)
         self.host.make_dir(dir)
 
-    def server(self, name, pg=None, clock=False):
+    def server(self, name, pg=None, clock=False, address_space=None):
         """A new server `name` (not yet made: `initdb`, `create`), in a
         directory of its own under this test's; `pg` another PostgreSQL of
         the run; `clock=True` under libfaketime (else Skip), the wall clock
-        only, `clock="both"` the monotonic clock too."""
-        return self.run.server(pg or self.pg, os.path.join(self.dir, name), name, clock=clock)
+        only, `clock="both"` the monotonic clock too; `address_space=BYTES`
+        its postmaster under that limit (else Skip where prlimit is missing)."""
+        return self.run.server(pg or self.pg, os.path.join(self.dir, name), name, clock=clock,
+                               address_space=address_space)
 
     def shared(self):
         """The preloaded server this PostgreSQL's layers share."""

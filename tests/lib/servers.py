@@ -7,7 +7,10 @@ the project's user (`uuidext`, CONTRIBUTING.md). A server made with
 `clock=True` reads its clock through libfaketime from the file `DIR/clock`,
 which the test moves (`set_clock`): the wall clock only, or with
 `clock="both"` the monotonic clock too (libfaketime's default, as a host
-whose clocks are set wrong moves both); one started with `start_in_tmpfs` keeps
+whose clocks are set wrong moves both); one made with `address_space=BYTES`
+runs its postmaster, and so every process it starts, under that limit on
+its address space (`prlimit --as`: a large allocation fails, as under
+`vm.overcommit_memory = 2`); one started with `start_in_tmpfs` keeps
 its data directory on a small tmpfs in a mount namespace of its own (a full
 disk), which nothing outside it sees.
 
@@ -76,8 +79,9 @@ class Host:
 class Server:
     """One server of PostgreSQL `pg` in `dir`, on `port`."""
 
-    def __init__(self, host, pg, name, dir, port, clock=False, on_start=None):
+    def __init__(self, host, pg, name, dir, port, clock=False, address_space=None, on_start=None):
         self.host, self.pg, self.name, self.dir, self.port = host, pg, name, dir, port
+        self.address_space = address_space
         self.bindir = pg.bindir
         self.data = os.path.join(dir, "data")
         self.log = os.path.join(dir, "server.log")
@@ -132,7 +136,9 @@ class Server:
 
     # --- running it ---------------------------------------------------------
     def pg_ctl(self, *args):
-        return self.host.run([self.pg.tool("pg_ctl"), "-D", self.data, "-w", "-t", "90", *args],
+        # pg_ctl starts the postmaster as its child: the limit passes on.
+        limit = ["prlimit", f"--as={self.address_space}", "--"] if self.address_space else []
+        return self.host.run([*limit, self.pg.tool("pg_ctl"), "-D", self.data, "-w", "-t", "90", *args],
                              check=False, env=self.env())
 
     def start(self, check=True):

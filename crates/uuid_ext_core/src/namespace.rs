@@ -10,15 +10,13 @@ pub const X500: Bytes = 0x6ba7b814_9dad_11d1_80b4_00c04fd430c8_u128.to_be_bytes(
 /// The names [`by_name`] knows, for error messages.
 pub const VALID_NAMES: &str = "dns, url, oid, x500";
 
-/// The namespace ID of `name` (`dns`, `url`, `oid`, `x500`, in any case).
+/// The namespace ID of `name` (`dns`, `url`, `oid`, `x500`, in any case),
+/// compared where it is: a name of any length is never copied.
 pub fn by_name(name: &str) -> Option<Bytes> {
-    match name.to_ascii_lowercase().as_str() {
-        "dns" => Some(DNS),
-        "url" => Some(URL),
-        "oid" => Some(OID),
-        "x500" => Some(X500),
-        _ => None,
-    }
+    [("dns", DNS), ("url", URL), ("oid", OID), ("x500", X500)]
+        .into_iter()
+        .find(|(known, _)| known.eq_ignore_ascii_case(name))
+        .map(|(_, id)| id)
 }
 
 #[cfg(test)]

@@ -9,6 +9,11 @@
 
 use crate::Bytes;
 
+/// The longest text core's `uuid` accepts, in bytes: 32 hex digits, a
+/// hyphen after each of the first seven groups of four, and braces.
+/// Anything longer is refused unread.
+pub const LONGEST: usize = 32 + 7 + 2;
+
 fn hex(c: u8) -> Option<u8> {
     match c {
         b'0'..=b'9' => Some(c - b'0'),
@@ -19,6 +24,9 @@ fn hex(c: u8) -> Option<u8> {
 }
 
 pub fn uuid(text: &[u8]) -> Option<Bytes> {
+    if text.len() > LONGEST {
+        return None;
+    }
     let (braces, mut s) = match text.split_first() {
         Some((b'{', rest)) => (true, rest),
         _ => (false, text),
@@ -56,8 +64,24 @@ mod tests {
             "{017f22e279b07cc398c4dc0c0c07398f}",
             "017f-22e2-79b0-7cc3-98c4-dc0c-0c07-398f",
             "017f22e279b0-7cc398c4-dc0c0c07398f",
+            "{017f-22e2-79b0-7cc3-98c4-dc0c-0c07-398f}",
         ] {
             assert_eq!(uuid(s.as_bytes()), Some(V7), "{s}");
+        }
+    }
+
+    #[test]
+    fn the_longest_form() {
+        let longest = "{017f-22e2-79b0-7cc3-98c4-dc0c-0c07-398f}";
+        assert_eq!(longest.len(), LONGEST);
+        assert_eq!(uuid(longest.as_bytes()), Some(V7));
+        // One byte more is refused, wherever it goes.
+        for s in [
+            "{017f-22e2-79b0-7cc3-98c4-dc0c-0c07-398f-}",
+            "{-017f-22e2-79b0-7cc3-98c4-dc0c-0c07-398f}",
+            "{017f-22e2-79b0-7cc3-98c4-dc0c-0c07-398f}}",
+        ] {
+            assert_eq!(uuid(s.as_bytes()), None, "{s}");
         }
     }
 

@@ -27,15 +27,18 @@ pub enum Hash {
 pub const VALID_HASHES: &str = "sha224, sha256, sha384, sha512";
 
 impl Hash {
-    /// `sha224`, `sha256`, `sha384` or `sha512`, in any case.
+    /// `sha224`, `sha256`, `sha384` or `sha512`, in any case, compared
+    /// where it is: a name of any length is never copied.
     pub fn by_name(name: &str) -> Option<Hash> {
-        match name.to_ascii_lowercase().as_str() {
-            "sha224" => Some(Hash::Sha224),
-            "sha256" => Some(Hash::Sha256),
-            "sha384" => Some(Hash::Sha384),
-            "sha512" => Some(Hash::Sha512),
-            _ => None,
-        }
+        [
+            ("sha224", Hash::Sha224),
+            ("sha256", Hash::Sha256),
+            ("sha384", Hash::Sha384),
+            ("sha512", Hash::Sha512),
+        ]
+        .into_iter()
+        .find(|(known, _)| known.eq_ignore_ascii_case(name))
+        .map(|(_, hash)| hash)
     }
 }
 

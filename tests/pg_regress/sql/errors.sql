@@ -107,6 +107,25 @@ SELECT uuid_generate_v8('\x00');
 SELECT uuid_timestamptz_to_v7('1900-01-01 UTC');
 \set VERBOSITY default
 
+-- An input too long to quote: the message quotes its first 64 characters
+-- (cut between characters, never inside one) and `...`; the detail gives
+-- its length in bytes. 64 characters are quoted whole, as before.
+SELECT repeat('x', 100)::uuid7;
+SELECT ('{' || repeat('é', 99))::uuid6;
+SELECT repeat('y', 64)::uuid7;
+SELECT uuid_decode(repeat('!', 100), 'base58');
+SELECT uuid_decode(repeat('1', 64), 'base58');
+SELECT uuid_decode('0000', repeat('f', 100));
+SELECT uuid_encode(gen_random_uuid(), repeat('f', 100));
+SELECT uuid_namespace(repeat('n', 100));
+SELECT uuid_generate_v8_name(uuid_namespace('dns'), 'x', repeat('s', 100));
+-- Longer than any uuid: refused unread, in core's words.
+SELECT uuid_extract_timestamp_text(repeat('0', 100));
+SELECT uuid_extract_timestamp_text('{017f-22e2-79b0-7cc3-98c4-dc0c-0c07-398f}-');
+-- The longest form core accepts, braces and a hyphen after every group of four.
+SELECT uuid_extract_timestamp_text('{017f-22e2-79b0-7cc3-98c4-dc0c-0c07-398f}');
+SELECT '{017f-22e2-79b0-7cc3-98c4-dc0c-0c07-398f}'::uuid7;
+
 -- The edges themselves are fine.
 SELECT uuid_v7_lower_bound('1970-01-01 00:00:00 UTC') IS NOT NULL AS first_ms,
        uuid_v7_upper_bound('10889-08-02 05:31:50.655999 UTC') IS NOT NULL AS last_ms;
