@@ -8,8 +8,9 @@ large allocation can fail (`vm.overcommit_memory = 2`, a `ulimit -v`).
 
 Here the postmaster runs under a 1.6 GB address-space limit. Every function
 of uuid_ext that takes text, bytea, a cstring or an array (found in the
-catalog, so a new one is covered), and the cast from text to each of its
-types, is called with a 400 MB value in one such argument at a time, the
+catalog, so a new one is covered), the cast from text to each of its
+types, and the setting `uuid_ext.facade_sync` (which any role may set), is
+called with a 400 MB value in one such argument at a time, the
 others small and valid so that the big one is what is read: as a role with
 no grants, and as a superuser where that role may not call it (with a
 façade key, so that the façade's functions read their context). Each must
@@ -141,6 +142,10 @@ def entry_points(srv):
          WHERE t.typtype = 'b' AND t.typcategory <> 'A'
          ORDER BY 1""", "big").split():
         calls.append((f"400 MB text::{typ}", f"SELECT {big('text')}::{typ} IS NULL", False))
+    # The setting any role may set, whose check hook reads the value (a
+    # Citus worker's channel for the façade's keys; refused here).
+    calls.append(("400 MB uuid_ext.facade_sync",
+                  f"SELECT set_config('uuid_ext.facade_sync', {big('text')}, true) IS NULL", False))
     return calls
 
 
