@@ -22,7 +22,8 @@ BEGIN
   IF NOT EXISTS (SELECT FROM pg_catalog.pg_extension e WHERE e.extname OPERATOR(pg_catalog.=) 'citus') THEN
     failed := pg_catalog.current_setting('uuid_ext.watermark');
     IF failed OPERATOR(pg_catalog.~) '^unavailable: ' THEN
-      RAISE EXCEPTION 'uuid_v7_cluster_watermark() needs this node''s watermark: %', failed
+      RAISE EXCEPTION 'uuid_v7_cluster_watermark() has no watermark of this node: %',
+                      pg_catalog.substr(failed, 14)
         USING ERRCODE = 'object_not_in_prerequisite_state';
     END IF;
     RETURN failed::pg_catalog.uuid;
