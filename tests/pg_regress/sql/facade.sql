@@ -187,6 +187,22 @@ RESET ROLE;
 SELECT key_id, state FROM uuid_facade_keys ORDER BY key_id;
 SELECT attname FROM pg_attribute WHERE attrelid = 'uuid_facade_keys'::regclass AND attnum > 0 ORDER BY attnum;
 
+-- The channel a Citus coordinator's keys reach its workers by takes
+-- nothing here, from anyone: not on a worker (55000, whatever it is
+-- given), not as a role's default (55000). The generation a
+-- node holds: 0 here, "none" to a role that may not read the cluster key's
+-- table.
+SELECT q, pg_temp.fails(q) FROM (VALUES
+  ($$SET uuid_ext.facade_sync = '00'$$),
+  ($$SELECT set_config('uuid_ext.facade_sync', 'not a key set', true)$$),
+  ($$ALTER ROLE facade_app SET uuid_ext.facade_sync = '00'$$)
+) AS t(q);
+SHOW uuid_ext.facade_sync;
+SHOW uuid_ext.facade_generation;
+SET ROLE facade_stranger;
+SHOW uuid_ext.facade_generation;
+RESET ROLE;
+
 DROP TABLE facade_orders, facade_orders7, shown;
 DROP OWNED BY facade_app, facade_stranger;
 DROP ROLE facade_app, facade_stranger;
