@@ -92,9 +92,10 @@ FUNCTIONS = [
     # uuid_v7_cluster_watermark()'s (Citus's run_command_on_all_nodes too:
     # where Citus is not, any role may plant one).
     ("array_agg", "uuid", "text"), ("string_agg", "text, text", "text"), ("run_command_on_all_nodes", "text", "text"),
+    ("substr", "text, int4", "text"),
 ]
 # Operators: name, left, right.
-OPERATORS = [(op, l, r) for op in ("->>", "->", "=", "<", "<=", ">", ">=", "<>", "||")
+OPERATORS = [(op, l, r) for op in ("->>", "->", "=", "<", "<=", ">", ">=", "<>", "||", "~", "!~")
              for (l, r) in (("jsonb", "jsonb"), ("jsonb", "text"), ("jsonb", "int4"), ("int4", "int4"),
                             ("name", "name"), ("name", "text"), ("text", "text"), ("uuid", "uuid"), ("oid", "oid"))]
 # Types (and cast targets): domains over the real type whose CHECK logs.
