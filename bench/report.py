@@ -322,6 +322,78 @@ def releases(r, t):
     return out
 
 
+def versions(r, t):
+    """This build against earlier releases' libraries and SQL, swapped
+    between server starts (scripts/bench --only versions): the net cost of
+    uuid_generate_v7() and uuid_v7_to_facade(id) by the clock and on the
+    backend's CPU, their instructions under callgrind, and a loop of SET
+    LOCAL in a session that loaded the library against one that did not."""
+    runs = r.get("versions")
+    if not runs or "current" not in runs:
+        return []
+    pg, cur = r["major"], runs["current"]
+    others = [k for k in runs if k != "current"]
+    fns = ("uuid_generate_v7()", "uuid_v7_to_facade(id)")
+    out = ["", "### This build against earlier releases", "",
+           f"Each release's library and install script against this build's ({cur[0]['library_version']}), swapped "
+           f"into the same server between {len(cur)} starts of each, who goes first rotating. Per start, in a "
+           f"database made anew with that release's SQL and a façade key, one session: {cur[0]['rounds']} rounds "
+           f"of `{cur[0]['rows']:,}` calls, alternated with the empty loop, each timed by the clock and on the "
+           "backend's CPU (Linux's `/proc/self/schedstat`: not the time it waits while the machine runs other "
+           "work); the start's median net cost, then the median over the starts.", "",
+           "| library | `uuid_generate_v7()`, clock / CPU (ns) | `uuid_v7_to_facade(id)`, clock / CPU (ns) | "
+           "instructions a call (callgrind): `uuid_generate_v7()` / `uuid_v7_to_facade(id)` |",
+           "|---|---:|---:|---:|"]
+    counts = r.get("versions_instructions", {})
+
+    def med(label, clock, fn):
+        return statistics.median(x[clock][fn]["net_ns"] for x in runs[label])
+
+    def spread(label, clock, fn):
+        xs = [x[clock][fn]["net_ns"] for x in runs[label]]
+        return f"{med(label, clock, fn):.0f} ({min(xs):.0f}-{max(xs):.0f})"
+
+    def instructions(label):
+        c = counts.get(label, {})
+        if "per_call" not in c:
+            return c.get("skipped", "not counted")
+        return " / ".join(f"{c['per_call'][fn]:,.0f}" for fn in fns)
+
+    for label in ["current"] + others:
+        name = "this build" if label == "current" else label
+        out.append(f"| {name} ({runs[label][0]['library_version']}) | "
+                   + " | ".join(f"{spread(label, 'wall', fn)} / {spread(label, 'cpu', fn)}" for fn in fns)
+                   + f" | {instructions(label)} |")
+    for label in others:
+        for fn in fns:
+            ratio = statistics.median(c["cpu"][fn]["net_ns"] / o["cpu"][fn]["net_ns"]
+                                      for c, o in zip(cur, runs[label]))
+            t.add("versions", f"PostgreSQL {pg}: `{fn}` on the CPU ≤ {label}'s (median of the starts' ratios)",
+                  f"{med('current', 'cpu', fn):.0f} ns against {med(label, 'cpu', fn):.0f} ns; **{ratio:.3f}×**",
+                  ratio <= 1.0)
+            if "per_call" in counts.get("current", {}) and "per_call" in counts.get(label, {}):
+                a, b = counts["current"]["per_call"][fn], counts[label]["per_call"][fn]
+                t.add("versions", f"PostgreSQL {pg}: `{fn}`'s instructions ≤ {label}'s",
+                      f"{a:,.0f} against {b:,.0f}; **{a / b:.3f}×**", a <= b)
+    sl = r.get("versions_set_local", {})
+    if sl:
+        n = next(iter(sl.values()))
+        out += ["", f"On the same server without the preload, a PL/pgSQL loop of {n['n']:,} "
+                "`SET LOCAL work_mem = '4MB'` in a session that loaded the library (`LOAD 'uuid_ext'`) against "
+                f"one that did not, each in a new session, alternated, best of {n['best_of']}:", "",
+                "| library | loaded (s) | not loaded (s) | loaded / not |", "|---|---:|---:|---:|"]
+        for label in ["current"] + others:
+            if label in sl:
+                d = sl[label]
+                name = "this build" if label == "current" else label
+                out.append(f"| {name} | {d['best_s']['loaded']:.3f} | {d['best_s']['not loaded']:.3f} | "
+                           f"**{d['ratio']:.3f}×** |")
+        if "current" in sl:
+            t.add("versions", f"PostgreSQL {pg}: a loop of SET LOCAL in a session that loaded uuid_ext ≤ 1.05 × "
+                  "one that did not", f"**{sl['current']['ratio']:.3f}×**", sl["current"]["ratio"] <= 1.05)
+    return out
+
+
 def pgbench(r, t):
     if "pgbench" not in r:  # a version measured with --only other sections
         return []
@@ -567,7 +639,7 @@ def main():
         body += ["", f"## PostgreSQL {r['major']}", ""]
         body += generation(r, t) + key_choice(r, t) + facade(r, t) + per_row(r) + index(r, t) + types(r, t) + pgbench(r, t)
         body += concurrent(r, t) + durable(r, t) + watermark(r, t)
-        body += wal(r, t) + releases(r, t) + citus(r, t)
+        body += wal(r, t) + releases(r, t) + versions(r, t) + citus(r, t)
     measured = criterion(a.criterion)
     kept, kept_target = ([], None) if measured else criterion_kept(a.out)
     body += core_alone(measured or kept, t, kept_target)

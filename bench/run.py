@@ -41,6 +41,11 @@ Measures, functions alternated in every round, medians over the rounds:
              WAL logging
 With --release-label, only uuid_generate_v7()'s net cost with the library the
 server runs now (scripts/bench swaps two releases' libraries between starts).
+With --versions-label, uuid_generate_v7()'s and uuid_v7_to_facade()'s net
+cost, by the clock and on the backend's CPU, with the library and SQL the
+server has now (scripts/bench --only versions swaps releases between
+starts); with --set-local-label, on a server not preloading it, a loop of
+SET LOCAL in a session that loaded that library against one that did not.
 On PostgreSQL 18 and later core's uuidv7() is measured beside ours in each.
 Writes the results, and the machine and versions they were measured on, to --json.
 """
@@ -797,6 +802,89 @@ def release_generation(db, rows, rounds):
             "library_version": json.loads(db.q("SELECT uuid_ext_info()"))["version"]}
 
 
+VERSIONS_DB = "uuid_ext_versions"
+# The façade's argument in the versions section: a constant (a STABLE
+# function is called for every row).
+VERSIONS_V7 = "'018f2d3c-8b4a-7c3d-9e2f-0123456789ab'::uuid"
+# A query's time by the clock and on the CPU (the backend's own, from
+# Linux's /proc/self/schedstat: what the machine's other work takes while
+# the backend waits for a CPU does not count), in seconds.
+BENCH_TIMES = """CREATE OR REPLACE FUNCTION bench_times(q text) RETURNS float8[] LANGUAGE plpgsql AS $$
+    DECLARE t0 timestamptz; t1 timestamptz; c0 text; c1 text;
+    BEGIN
+      c0 := pg_read_file('/proc/self/schedstat'); t0 := clock_timestamp();
+      EXECUTE q;
+      t1 := clock_timestamp(); c1 := pg_read_file('/proc/self/schedstat');
+      RETURN ARRAY[extract(epoch FROM t1 - t0),
+                   (split_part(c1, ' ', 1)::numeric - split_part(c0, ' ', 1)::numeric) / 1e9];
+    END $$"""
+
+
+def version_costs(a, rounds):
+    """What the library the server runs now costs, for comparing releases
+    whose libraries scripts/bench swaps between server starts (its versions
+    section): in a database made anew with that library's own install script
+    (the releases' SQL differs) and a façade key, in one session,
+    uuid_generate_v7() and uuid_v7_to_facade(id) against the empty loop,
+    `rounds` rounds alternated, each timed by the clock and on the
+    backend's CPU; the medians of the rounds' net costs."""
+    admin = Db(a.psql, "postgres")
+    admin.q(f"DROP DATABASE IF EXISTS {VERSIONS_DB}")
+    admin.q(f"CREATE DATABASE {VERSIONS_DB}")
+    db = Db(a.psql, VERSIONS_DB)
+    db.q("CREATE EXTENSION uuid_ext")
+    db.q("SELECT uuid_facade_key_create()")
+    db.q(BENCH_TIMES)
+    calls = {"empty loop": NIL, "uuid_generate_v7()": "uuid_generate_v7()",
+             "uuid_v7_to_facade(id)": f"uuid_v7_to_facade({VERSIONS_V7})"}
+    # The first call of each outside the rounds: a façade key's schedule, the seed.
+    script = ["SELECT count(uuid_v7_to_facade(uuid_generate_v7())) FROM generate_series(1, 10);"]
+    for r in range(rounds):
+        for k in rotated(list(calls), r):
+            sql = f"SELECT count(x) FROM (SELECT {calls[k]} AS x FROM generate_series(1, {a.rows})) s"
+            script.append(f"SELECT 'measured', '{k}', bench_times($q${sql}$q$);")
+    wall, cpu = {k: [] for k in calls}, {k: [] for k in calls}
+    for line in db.script("\n".join(script)).splitlines():
+        if line.startswith("measured|"):
+            _, k, times = line.split("|")
+            w, c = (float(x) for x in times.strip("{}").split(","))
+            wall[k].append(w * 1e9 / a.rows)
+            cpu[k].append(c * 1e9 / a.rows)
+    out = {"rows": a.rows, "rounds": rounds, "library_version": json.loads(db.q("SELECT uuid_ext_info()"))["version"]}
+    for clock, runs in (("wall", wall), ("cpu", cpu)):
+        for k in ("uuid_generate_v7()", "uuid_v7_to_facade(id)"):
+            net = [g - e for g, e in zip(runs[k], runs["empty loop"], strict=True)]
+            out.setdefault(clock, {})[k] = {"net_ns": statistics.median(net), "runs_net_ns": net}
+        out[clock]["empty loop"] = {"ns": statistics.median(runs["empty loop"]), "runs_ns": runs["empty loop"]}
+    admin.q(f"DROP DATABASE {VERSIONS_DB}")
+    return out
+
+
+def set_local_costs(a, n=200_000, best_of=15):
+    """On a server that does not preload uuid_ext: a PL/pgSQL loop of `n`
+    `SET LOCAL work_mem = '4MB'` in a session that loaded the library the
+    server has now (`LOAD 'uuid_ext'`) against one that did not, each in a
+    new session, alternated, the best of `best_of` each: what a library
+    that hooks utility statements adds to every SET (0.9.0's SET guard
+    did)."""
+    db = Db(a.psql, "postgres")
+    if "uuid_ext" in db.q("SHOW shared_preload_libraries"):
+        sys.exit("the SET LOCAL loop needs a server that does not preload uuid_ext")
+    db.q(BENCH_TIMES)
+    db.q("""CREATE OR REPLACE FUNCTION bench_set_local(n int) RETURNS void LANGUAGE plpgsql AS $$
+            BEGIN FOR i IN 1..n LOOP SET LOCAL work_mem = '4MB'; END LOOP; END $$""")
+    runs = {"loaded": [], "not loaded": []}
+    for i in range(best_of):
+        for arm in rotated(list(runs), i):
+            load = "LOAD 'uuid_ext';\n" if arm == "loaded" else ""
+            out = db.script(f"{load}SELECT bench_times($q$SELECT bench_set_local({n})$q$);")
+            runs[arm].append([float(x) for x in out.strip().strip("{}").split(",")])
+    db.q("DROP FUNCTION bench_set_local(int); DROP FUNCTION bench_times(text)")
+    best = {arm: min(r[0] for r in v) for arm, v in runs.items()}
+    return {"n": n, "best_of": best_of, "best_s": best, "runs_s": runs,
+            "ratio": best["loaded"] / best["not loaded"]}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--psql", required=True)
@@ -820,7 +908,32 @@ def main():
     ap.add_argument("--release-label", help="measure uuid_generate_v7()'s net cost with the library the server "
                                             "runs now, and add it to --json under this label (scripts/bench swaps "
                                             "the libraries of two releases)")
+    ap.add_argument("--versions-label", help="measure uuid_generate_v7() and uuid_v7_to_facade() with the library "
+                                             "the server runs now, in a database of its own, and add it to --json "
+                                             "under this label (scripts/bench's versions section)")
+    ap.add_argument("--set-local-label", help="time a loop of SET LOCAL in a session that loaded the library the "
+                                              "server has now against one that did not (on a server that does not "
+                                              "preload it), and add it to --json under this label")
     a = ap.parse_args()
+    if a.versions_label or a.set_local_label:
+        results = json.load(open(a.json)) if os.path.exists(a.json) else {}
+        if a.versions_label:
+            d = version_costs(a, 11)
+            results.setdefault("versions", {}).setdefault(a.versions_label, []).append(d)
+            results.setdefault("machine_of", {})["versions"] = machine(Db(a.psql, "postgres"), a.origin)
+            print(f"  {a.versions_label} (library {d['library_version']}), net of the empty loop, by the clock / "
+                  f"on the CPU: uuid_generate_v7() {d['wall']['uuid_generate_v7()']['net_ns']:.1f} / "
+                  f"{d['cpu']['uuid_generate_v7()']['net_ns']:.1f} ns, uuid_v7_to_facade(id) "
+                  f"{d['wall']['uuid_v7_to_facade(id)']['net_ns']:.0f} / {d['cpu']['uuid_v7_to_facade(id)']['net_ns']:.0f} ns",
+                  flush=True)
+        else:
+            d = set_local_costs(a)
+            results.setdefault("versions_set_local", {})[a.set_local_label] = d
+            print(f"  {a.set_local_label}: {d['n']:,} SET LOCAL, best of {d['best_of']}: loaded "
+                  f"{d['best_s']['loaded']:.3f} s, not loaded {d['best_s']['not loaded']:.3f} s, "
+                  f"{d['ratio']:.3f}×", flush=True)
+        json.dump(results, open(a.json, "w"), indent=1)
+        return
     db = Db(a.psql, a.db)
     setup(db)
     core_v7 = int(db.q("SHOW server_version_num")) >= 180000

@@ -59,72 +59,78 @@ fn stopped(version: u8, stop: Stop<horizon::WriteError>) -> ! {
 /// The next UUIDv7 sequence word and 64 random bits. The reset count is read
 /// before the clock, and both again when a reset comes between
 /// (uuid_ext_core::sequencer::reset), or after waiting for the clock when the
-/// draw would lead it by more than `uuid_ext.max_lead` (`draw.rs`).
+/// draw would lead it by more than `uuid_ext.max_lead` (`draw.rs`). The
+/// backend's generator is borrowed once for the whole draw, random bits
+/// included.
 #[inline]
 fn next_v7() -> (u64, u64) {
     let pid = my_pid();
-    let word = loop {
-        let resets = shmem::settled_resets();
-        let now = clock_ns();
-        let (word, limit) = draw::v7_word();
-        let floor = watermark::before_draw(now, resets, limit.own_word());
-        let candidate = v7::candidate(now);
-        let ceiling = draw::v7_ceiling(candidate, now);
-        let drawn = GENERATOR.with_borrow_mut(|g| {
-            g.v7.next_in(
+    GENERATOR.with_borrow_mut(|g| {
+        let word = loop {
+            let resets = shmem::settled_resets();
+            let now = clock_ns();
+            let (word, limit) = draw::v7_word();
+            let floor = watermark::before_draw(now, resets, limit.own_word());
+            let candidate = v7::candidate(now);
+            let ceiling = draw::v7_ceiling(candidate, now);
+            let drawn = g.v7.next_in(
                 word,
                 &limit,
                 &ceiling,
                 resets,
                 candidate.max(floor),
                 v7::MAX_WORD,
-            )
-        });
-        match drawn {
-            Ok(word) => break word,
-            Err(Stop::Reset) => continue,
-            Err(Stop::Ahead(over)) => {
-                if !draw::follow_if_went_back(v7::VERSION, over) {
-                    draw::wait_for_clock(v7::VERSION, over);
+            );
+            match drawn {
+                Ok(word) => break word,
+                Err(Stop::Reset) => continue,
+                Err(Stop::Ahead(over)) => {
+                    if !draw::follow_if_went_back(v7::VERSION, over) {
+                        draw::wait_for_clock(v7::VERSION, over);
+                    }
                 }
+                Err(e) => stopped(v7::VERSION, e),
             }
-            Err(e) => stopped(v7::VERSION, e),
-        }
-    };
-    let random = GENERATOR
-        .with_borrow_mut(|g| g.rng.next_u64(pid))
-        .unwrap_or_else(|e| error::random_unavailable(&e));
-    (word, random)
+        };
+        let random = g
+            .rng
+            .next_u64(pid)
+            .unwrap_or_else(|e| error::random_unavailable(&e));
+        (word, random)
+    })
 }
 
 /// The next UUIDv6 sequence word (the 60-bit time and a 4-bit counter
 /// within its tick) and 64 random bits.
 fn next_v6() -> (u64, u64) {
     let pid = my_pid();
-    let word = loop {
-        let resets = shmem::settled_resets();
-        let now = clock_ns();
-        let candidate = v6::candidate(now);
-        let (word, limit) = draw::v6_word();
-        let ceiling = draw::v6_ceiling(candidate, now);
-        let drawn = GENERATOR.with_borrow_mut(|g| {
-            g.v6.next_in(word, &limit, &ceiling, resets, candidate, v6::MAX_WORD)
-        });
-        match drawn {
-            Ok(word) => break word,
-            Err(Stop::Reset) => continue,
-            Err(Stop::Ahead(over)) => {
-                if !draw::follow_if_went_back(v6::VERSION, over) {
-                    draw::wait_for_clock(v6::VERSION, over);
+    GENERATOR.with_borrow_mut(|g| {
+        let word = loop {
+            let resets = shmem::settled_resets();
+            let now = clock_ns();
+            let candidate = v6::candidate(now);
+            let (word, limit) = draw::v6_word();
+            let ceiling = draw::v6_ceiling(candidate, now);
+            match g
+                .v6
+                .next_in(word, &limit, &ceiling, resets, candidate, v6::MAX_WORD)
+            {
+                Ok(word) => break word,
+                Err(Stop::Reset) => continue,
+                Err(Stop::Ahead(over)) => {
+                    if !draw::follow_if_went_back(v6::VERSION, over) {
+                        draw::wait_for_clock(v6::VERSION, over);
+                    }
                 }
+                Err(e) => stopped(v6::VERSION, e),
             }
-            Err(e) => stopped(v6::VERSION, e),
-        }
-    };
-    let random = GENERATOR
-        .with_borrow_mut(|g| g.rng.next_u64(pid))
-        .unwrap_or_else(|e| error::random_unavailable(&e));
-    (word, random)
+        };
+        let random = g
+            .rng
+            .next_u64(pid)
+            .unwrap_or_else(|e| error::random_unavailable(&e));
+        (word, random)
+    })
 }
 
 /// 16 bytes from this backend's random generator.

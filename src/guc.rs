@@ -7,7 +7,7 @@
 
 use std::ffi::{c_char, CString};
 
-use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting, PostgresGucEnum};
+use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting, GucValue, PostgresGucEnum};
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 
@@ -165,13 +165,24 @@ pub fn register() {
     }
 }
 
-/// `uuid_ext.monotonicity`, read at every draw: as [`max_lead_ms`] reads
-/// its setting.
+/// A setting's value, read straight from its storage: without `get()`'s
+/// check of the calling thread, which finds the thread through a
+/// thread-local (a call of `__tls_get_addr` from a shared library, about 25
+/// instructions a read). The settings a draw reads are read this way.
+#[inline]
+fn read<T: GucValue>(setting: &GucSetting<T>) -> T {
+    // SAFETY: PostgreSQL writes a setting only in this backend's one
+    // thread (SET, a function's SET clause, a reload at a safe point), and
+    // every caller runs in that thread: reading it here is reading a value
+    // nobody writes meanwhile, which PostgreSQL checked when it was set (an
+    // enum's raw value is one of its ordinals).
+    unsafe { T::from_raw(*setting.as_ptr()) }
+}
+
+/// `uuid_ext.monotonicity`, read at every draw.
 #[inline]
 pub fn monotonicity() -> Monotonicity {
-    // SAFETY: as in max_lead_ms; the raw value is one of the enum's
-    // ordinals, which PostgreSQL checked when it was set.
-    unsafe { <Monotonicity as pgrx::guc::GucValue>::from_raw(*MONOTONICITY.as_ptr()) }
+    read(&MONOTONICITY)
 }
 
 #[inline]
@@ -179,16 +190,18 @@ pub fn watermark_scope() -> WatermarkScope {
     WATERMARK_SCOPE.get()
 }
 
-/// `uuid_ext.durable_margin` in milliseconds (0: persistence off).
+/// `uuid_ext.durable_margin` in milliseconds (0: persistence off), read at
+/// every draw from the shared words (the horizon's limit counts only when
+/// it is above 0).
 #[inline]
 pub fn durable_margin_ms() -> u64 {
-    u64::try_from(DURABLE_MARGIN_MS.get()).unwrap_or(0)
+    u64::try_from(read(&DURABLE_MARGIN_MS)).unwrap_or(0)
 }
 
-/// `uuid_ext.commit_watermark`.
+/// `uuid_ext.commit_watermark`, read before a transaction's first UUIDv7.
 #[inline]
 pub fn commit_watermark() -> bool {
-    COMMIT_WATERMARK.get()
+    read(&COMMIT_WATERMARK)
 }
 
 /// `uuid_ext.durable_wal`.
@@ -202,17 +215,10 @@ pub fn clock_ahead_warning_ms() -> u64 {
     u64::try_from(CLOCK_AHEAD_WARNING_MS.get()).unwrap_or(0)
 }
 
-/// `uuid_ext.max_lead` in milliseconds (0: no bound). Read at every draw:
-/// straight from the setting's storage, without `get()`'s check of the
-/// calling thread (a thread-local lookup through `__tls_get_addr` from a
-/// shared library).
+/// `uuid_ext.max_lead` in milliseconds (0: no bound), read at every draw.
 #[inline]
 pub fn max_lead_ms() -> u64 {
-    // SAFETY: PostgreSQL writes the setting only in this backend's one
-    // thread, between statements (a reload); reading it here is reading an
-    // i32 nobody writes meanwhile.
-    let ms = unsafe { *MAX_LEAD_MS.as_ptr() };
-    u64::try_from(ms).unwrap_or(0)
+    u64::try_from(read(&MAX_LEAD_MS)).unwrap_or(0)
 }
 
 /// `uuid_ext.watermark_interval` in milliseconds.

@@ -28,6 +28,11 @@ impl std::fmt::Display for SeedError {
     }
 }
 
+#[cold]
+fn missing() -> SeedError {
+    SeedError("generator missing after seeding".into())
+}
+
 pub struct ForkSafeRng {
     rng: Option<ChaCha12Rng>,
     owner: i32,
@@ -64,12 +69,18 @@ impl ForkSafeRng {
     #[inline]
     fn get(&mut self, owner: i32) -> Result<&mut ChaCha12Rng, SeedError> {
         if self.owner != owner || self.rng.is_none() {
-            self.seed(owner)?;
+            return self.reseed(owner);
         }
-        match self.rng.as_mut() {
-            Some(rng) => Ok(rng),
-            None => Err(SeedError("generator missing after seeding".into())),
-        }
+        self.rng.as_mut().ok_or_else(missing)
+    }
+
+    /// A process's first draw, and a forked one's: out of the way of every
+    /// other draw.
+    #[cold]
+    #[inline(never)]
+    fn reseed(&mut self, owner: i32) -> Result<&mut ChaCha12Rng, SeedError> {
+        self.seed(owner)?;
+        self.rng.as_mut().ok_or_else(missing)
     }
 
     /// 64 random bits for process `owner`.

@@ -168,6 +168,9 @@ impl<F: Fn() -> u64> Ceiling for Bounded<F> {
     fn quick(&self) -> u64 {
         self.quick
     }
+    /// Asked only of a draw above the wall clock's candidate plus the
+    /// bound: out of every other draw's way.
+    #[cold]
     fn exact(&self) -> u64 {
         (self.reference_candidate)().saturating_add(self.bound)
     }
