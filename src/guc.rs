@@ -9,7 +9,6 @@ use std::ffi::{c_char, CString};
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting, GucValue, PostgresGucEnum};
 use pgrx::pg_sys;
-use pgrx::prelude::*;
 
 #[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Monotonicity {
@@ -157,8 +156,11 @@ pub fn register() {
         GucContext::Sighup,
         GucFlags::UNIT_MS,
     );
-    define_channels();
-    // A misspelt uuid_ext.* setting is an error, not a silent placeholder.
+}
+
+/// After every `uuid_ext.*` setting is defined (`_PG_init`): a misspelt
+/// one is an error, not a silent placeholder.
+pub fn reserve_prefix() {
     // SAFETY: called from _PG_init, after our settings are defined.
     unsafe {
         pg_sys::MarkGUCPrefixReserved(c"uuid_ext".as_ptr());
@@ -230,71 +232,48 @@ pub fn watermark_interval_ms() -> u64 {
 // with SHOW behind a name no role can plant (a function's or an
 // operator's could be), and the channel a Citus coordinator's keys reach a
 // worker by (docs/facade.md#on-a-citus-cluster). Hidden from SHOW ALL and
-// pg_settings, which would compute them for every reader.
-static mut WATERMARK: *mut c_char = std::ptr::null_mut();
-static mut FACADE_GENERATION: *mut c_char = std::ptr::null_mut();
-static mut FACADE_SYNC: *mut c_char = std::ptr::null_mut();
+// pg_settings, which would compute them for every reader. Each is defined
+// by the module whose value it is, through [`define_hidden`].
 
-fn define_channels() {
-    let hidden = (pg_sys::GUC_NO_SHOW_ALL
+/// Defines a hidden string setting: read-only (`PGC_INTERNAL`) with a show
+/// hook, or settable by anyone with a check hook; `storage` is its own
+/// static, which PostgreSQL owns from then on.
+pub fn define_hidden(
+    name: &'static std::ffi::CStr,
+    description: &'static std::ffi::CStr,
+    storage: *mut *mut c_char,
+    check: pg_sys::GucStringCheckHook,
+    show: pg_sys::GucShowHook,
+) {
+    let flags = (pg_sys::GUC_NO_SHOW_ALL
         | pg_sys::GUC_NOT_IN_SAMPLE
         | pg_sys::GUC_DISALLOW_IN_FILE
         | pg_sys::GUC_NO_RESET_ALL) as i32;
-    // SAFETY: defines settings from _PG_init, each with its own storage,
-    // which PostgreSQL owns from now on.
+    let context = if check.is_some() {
+        pg_sys::GucContext::PGC_USERSET
+    } else {
+        pg_sys::GucContext::PGC_INTERNAL
+    };
+    // SAFETY: defines a setting from _PG_init with storage of its own.
     unsafe {
         pg_sys::DefineCustomStringVariable(
-            c"uuid_ext.watermark".as_ptr(),
-            c"uuid_v7_watermark(), as SHOW reads it: what a Citus cluster's watermark asks each node.".as_ptr(),
+            name.as_ptr(),
+            description.as_ptr(),
             std::ptr::null(),
-            &raw mut WATERMARK,
+            storage,
             c"".as_ptr(),
-            pg_sys::GucContext::PGC_INTERNAL,
-            hidden,
+            context,
+            flags,
+            check,
             None,
-            None,
-            Some(show_watermark),
-        );
-        pg_sys::DefineCustomStringVariable(
-            c"uuid_ext.facade_generation".as_ptr(),
-            c"The generation of the facade key set this node last sent or took on a Citus cluster (0: none).".as_ptr(),
-            std::ptr::null(),
-            &raw mut FACADE_GENERATION,
-            c"".as_ptr(),
-            pg_sys::GucContext::PGC_INTERNAL,
-            hidden,
-            None,
-            None,
-            Some(show_facade_generation),
-        );
-        pg_sys::DefineCustomStringVariable(
-            c"uuid_ext.facade_sync".as_ptr(),
-            c"A Citus coordinator's sealed facade keys, which its key functions set on each worker.".as_ptr(),
-            std::ptr::null(),
-            &raw mut FACADE_SYNC,
-            c"".as_ptr(),
-            pg_sys::GucContext::PGC_USERSET,
-            hidden,
-            Some(crate::facade::cluster::check_sync),
-            None,
-            None,
+            show,
         );
     }
 }
 
 /// A palloc'd copy of `s`, as a show hook returns it.
-fn shown(s: String) -> *const c_char {
+pub fn shown(s: String) -> *const c_char {
     let c = CString::new(s).expect("no NUL in what is shown");
     // SAFETY: a palloc'd copy in the statement's memory.
     unsafe { pg_sys::pstrdup(c.as_ptr()) }
-}
-
-#[pg_guard]
-unsafe extern "C-unwind" fn show_watermark() -> *const c_char {
-    shown(crate::sequencer::watermark::shown())
-}
-
-#[pg_guard]
-unsafe extern "C-unwind" fn show_facade_generation() -> *const c_char {
-    shown(crate::facade::cluster::generation_shown())
 }

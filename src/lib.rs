@@ -29,6 +29,9 @@ mod types;
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     guc::register();
+    sequencer::watermark::define_setting();
+    facade::cluster::define_settings();
+    guc::reserve_prefix();
     callbacks::register();
     // SAFETY: a flag PostgreSQL sets while it loads shared_preload_libraries.
     if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {

@@ -130,10 +130,10 @@ type Finfo = unsafe extern "C" fn() -> *const pg_sys::Pg_finfo_record;
 /// library says it is a version-1 function (the calling convention every
 /// such function shares); else 55000 or XX000.
 fn sender_function() -> Function {
-    let citus = citus().unwrap_or_else(|| error::facade_citus_version("none"));
+    let citus = citus().unwrap_or_else(|| error::facade_citus_version(TESTED, "none"));
     let version = version(citus);
     if !TESTED.contains(&version.as_str()) {
-        error::facade_citus_version(&version);
+        error::facade_citus_version(TESTED, &version);
     }
     // SAFETY: lookups in the symbols of the libraries the server loaded;
     // the record function of a version-1 function returns a static record.

@@ -302,12 +302,39 @@ fn uuid_facade_cluster_sync() -> i32 {
     citus::workers()
 }
 
+static mut FACADE_GENERATION: *mut c_char = std::ptr::null_mut();
+static mut FACADE_SYNC: *mut c_char = std::ptr::null_mut();
+
+/// `uuid_ext.facade_generation`, read with SHOW, and `uuid_ext.facade_sync`,
+/// the channel of the key sets (`_PG_init`).
+pub fn define_settings() {
+    crate::guc::define_hidden(
+        c"uuid_ext.facade_generation",
+        c"The generation of the facade key set this node last sent or took on a Citus cluster (0: none).",
+        &raw mut FACADE_GENERATION,
+        None,
+        Some(show_generation),
+    );
+    crate::guc::define_hidden(
+        c"uuid_ext.facade_sync",
+        c"A Citus coordinator's sealed facade keys, which its key functions set on each worker.",
+        &raw mut FACADE_SYNC,
+        Some(check_sync),
+        None,
+    );
+}
+
+#[pg_guard]
+unsafe extern "C-unwind" fn show_generation() -> *const c_char {
+    crate::guc::shown(generation_shown())
+}
+
 /// The generation of the key set this node holds (0 when it has taken or
 /// sent none), for `SHOW uuid_ext.facade_generation`, to a role that may
 /// read the cluster key's table (it tells when the keys last changed);
 /// else, or without the table, "none". Never an error: PostgreSQL 15's
 /// `pg_settings` asks every setting, hidden ones too.
-pub fn generation_shown() -> String {
+fn generation_shown() -> String {
     // SAFETY: reads the transaction state, and the catalog by name and OID.
     let readable = unsafe {
         pg_sys::IsTransactionState()
@@ -336,7 +363,7 @@ pub fn generation_shown() -> String {
 /// error with its SQLSTATE). Empty is the setting's value at rest; the
 /// value given is emptied once taken.
 #[pg_guard]
-pub unsafe extern "C-unwind" fn check_sync(
+unsafe extern "C-unwind" fn check_sync(
     newval: *mut *mut c_char,
     _extra: *mut *mut c_void,
     source: pg_sys::GucSource::Type,

@@ -258,10 +258,10 @@ pub fn facade_superuser_only(function: &str) -> ! {
 /// 55000: a coordinator's key change where Citus is not a version whose
 /// sending function uuid_ext was tested with.
 #[track_caller]
-pub fn facade_citus_version(found: &str) -> ! {
+pub fn facade_citus_version(tested: &[&str], found: &str) -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-        format!("uuid_ext sends the facade's keys to the workers of Citus {}, not of Citus {found}", super::citus::TESTED.join(", ")),
+        format!("uuid_ext sends the facade's keys to the workers of Citus {}, not of Citus {found}", tested.join(", ")),
         Some("On a Citus coordinator a key change reaches the workers through a function of Citus that Citus does not document, and each version of Citus is tested before uuid_ext calls it."),
         Some("Use a release of uuid_ext tested with this version of Citus: docs/facade.md#on-a-citus-cluster."),
     )

@@ -471,8 +471,26 @@ pub fn now() -> Result<Uuid, Unavailable> {
         .ok_or(Unavailable::Because("no shared memory"))
 }
 
+static mut WATERMARK: *mut std::ffi::c_char = std::ptr::null_mut();
+
+/// `uuid_ext.watermark`, read with SHOW (`_PG_init`).
+pub fn define_setting() {
+    guc::define_hidden(
+        c"uuid_ext.watermark",
+        c"uuid_v7_watermark(), as SHOW reads it: what a Citus cluster's watermark asks each node.",
+        &raw mut WATERMARK,
+        None,
+        Some(show_watermark),
+    );
+}
+
+#[pg_guard]
+unsafe extern "C-unwind" fn show_watermark() -> *const std::ffi::c_char {
+    guc::shown(shown())
+}
+
 /// `SHOW uuid_ext.watermark`: the watermark, or why there is none, as text.
-pub fn shown() -> String {
+fn shown() -> String {
     match now() {
         Ok(u) => u.to_string(),
         Err(Unavailable::Standby) => {
