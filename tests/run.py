@@ -14,7 +14,7 @@ status: 0 when nothing failed, 1 when something did, 2 for a bad command line
 
 Layers (NAMEs come from the files):
   core          the generator core: cargo fmt --check, clippy, its tests (NAME: a test's name
-                or part of it, as cargo test takes it), the benchmarks build
+                or part of it, as cargo test takes it); clippy checks the benchmarks' code too
   pg_test       the #[pg_test]s of src/pg_tests.rs, in backends that preload the library
   regress       the golden tests tests/pg_regress/sql/NAME.sql (--accept takes a failed one's
                 output as its expected output)
@@ -24,6 +24,7 @@ Layers (NAMEs come from the files):
                 (NAME: README, CONTRIBUTING, reference, ...)
   clients       the drivers and ORMs of docs/clients.md (psycopg asyncpg sqlalchemy django node jdbc)
   cluster       tests/cluster/NAME.py: many sessions, clocks, crashes, standbys, faults
+                (--jobs N of them at a time, each in a runner of its own; --except NAME)
   package       the release archive installed into a server; the .deb with apt (root, Debian)
   demo          scripts/demo.sql on a new server
   minors        with two --pg-configs of one major: the library built against each minor's
@@ -35,6 +36,7 @@ Without a LAYER: all of them.
 import argparse
 import glob
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -140,6 +142,14 @@ class Results:
         elif outcome == "failed" and reason:
             print(f"FAIL {what}: {reason}", flush=True)
 
+    def save(self, path):
+        with open(path, "w") as f:
+            json.dump({"passed": self.passed, "failed": self.failed, "skipped": self.skipped}, f)
+
+    def merge(self, saved):
+        for outcome in ("passed", "failed", "skipped"):
+            getattr(self, outcome).extend(tuple(x) for x in saved[outcome])
+
     def report(self):
         print(f"\n==== {len(self.passed)} passed, {len(self.failed)} failed, {len(self.skipped)} skipped")
         for what, reason in self.skipped:
@@ -230,8 +240,9 @@ def layer_core(names, results):
         return
     cargo("core format", "fmt", "--all", "--", "--check")
     cargo("core clippy", "clippy", "-q", "-p", "uuid_ext_core", "--all-targets", "--", "-D", "warnings")
+    # clippy's --all-targets has checked the benchmarks' code; building them
+    # (a release build with fat LTO, six minutes) is scripts/bench's.
     cargo("core tests", "test", "-q", "-p", "uuid_ext_core")
-    cargo("core benchmarks build", "bench", "-q", "-p", "uuid_ext_core", "--no-run")
 
 
 def layer_pg_test(run, pg, names, results, opts):
@@ -340,12 +351,75 @@ def client(t, name, skipped):
             sys.exit(1)
 
 
+# The cluster tests that take longest, started first when several run at a
+# time (the rest follow in name order).
+LONGEST_FIRST = ("big_inputs", "facade_logging", "replication", "facade_attacks", "concurrency", "lead", "clock",
+                 "durable", "citus_facade_attacks", "tenants")
+
+
 def layer_cluster(run, pg, names, results, opts):
-    for name in names or cluster_names():
+    todo = [n for n in names or cluster_names() if n not in opts.excepted]
+    if opts.jobs > 1 and len(todo) > 1:
+        return cluster_in_jobs(run, pg, todo, results, opts)
+    for name in todo:
         step(f"{pg}: cluster test {name}: {first_line(os.path.join(HERE, 'cluster', name + '.py'))}")
         t = run.test(pg, "cluster", name)
         call(run, results, f"cluster {name} on {pg.release}", python_test(os.path.join(HERE, "cluster", name + ".py")), t,
              tidy=t)
+
+
+def cluster_in_jobs(run, pg, todo, results, opts):
+    """The cluster tests `todo`, opts.jobs at a time: each in a runner of its
+    own (tests/run.py --installed, with its own ports and shared server), its
+    output printed whole when it ends, its results counted here. Most of
+    their time is spent waiting on servers, clocks and sleeps."""
+    todo = sorted(todo, key=lambda n: (LONGEST_FIRST.index(n) if n in LONGEST_FIRST else len(LONGEST_FIRST), n))
+    step(f"{pg}: cluster tests, {opts.jobs} at a time: {' '.join(todo)}")
+    running = {}  # name -> (process, output file, report file, started)
+    free_slots = list(range(opts.jobs))
+    while todo or running:
+        while todo and free_slots:
+            name, slot = todo.pop(0), free_slots.pop(0)
+            out = os.path.join(run.work, f"cluster-{name}-{pg.release}.out")
+            report = out[:-4] + ".report.json"
+            for f in (out, report):
+                if os.path.exists(f):
+                    os.unlink(f)
+            cmd = [sys.executable, os.path.abspath(__file__), "--installed", "--pg-config", pg.pg_config,
+                   "--work", run.work, "--base-port", str(run.base_port + 1000 * (slot + 1)),
+                   f"--shared-tag=-job{slot + 1}", "--report", report, "--jobs", "1"]
+            if opts.user:
+                cmd += ["--user", opts.user]
+            if opts.outside:
+                cmd += ["--outside", opts.outside]
+            cmd += ["cluster", name]
+            with open(out, "w") as f:
+                proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            running[name] = (proc, out, report, time.time(), slot)
+        time.sleep(0.5)
+        for name, (proc, out, report, started, slot) in list(running.items()):
+            if proc.poll() is None:
+                continue
+            del running[name]
+            free_slots.append(slot)
+            step(f"{pg}: cluster test {name} ended after {time.time() - started:.0f} s; its output:")
+            with open(out) as f:
+                sys.stdout.write(f.read())
+            sys.stdout.flush()
+            os.unlink(out)
+            what = f"cluster {name} on {pg.release}"
+            try:
+                with open(report) as f:
+                    got = json.load(f)
+                os.unlink(report)
+            except (OSError, ValueError):
+                got = None
+            if proc.returncode == 2 or got is None:
+                results.record(what, "failed", f"its runner ended with status {proc.returncode} and no report")
+                continue
+            results.merge(got)  # its skips and failures were printed with its output
+            if proc.returncode != 0 and not got["failed"]:
+                results.record(what, "failed", f"its runner ended with status {proc.returncode}")
 
 
 def first_line(path):
@@ -433,7 +507,16 @@ def main():
                     help="take the output of a failed golden test as its expected output")
     ap.add_argument("--work", help="where the tests work (default /tmp/uuid_ext_test, or -USER when not root)")
     ap.add_argument("--user", help="under root, the user who runs the servers (default uuidext)")
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("UUID_EXT_TEST_JOBS", "2")),
+                    help="how many cluster tests run at a time, each in a runner of its own "
+                         "(default 2, or UUID_EXT_TEST_JOBS)")
+    ap.add_argument("--except", dest="excepted", action="append", default=[], metavar="NAME",
+                    help="a cluster test not to run (repeat for several)")
     ap.add_argument("--outside", default="", help=argparse.SUPPRESS)  # the chroot's path, for printed paths
+    # A runner started by another for one cluster test: its ports, its shared server's directory, its results.
+    ap.add_argument("--base-port", type=int, default=55400, help=argparse.SUPPRESS)
+    ap.add_argument("--shared-tag", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--report", help=argparse.SUPPRESS)
     ap.add_argument("layer", nargs="?", default=",".join(LAYERS))
     ap.add_argument("names", nargs="*")
     opts = ap.parse_args()
@@ -444,6 +527,11 @@ def main():
             usage_error(f"unknown layer {layer}: one of {' '.join(LAYERS)}")
     if opts.names and len(layers) > 1:
         usage_error("names go with one layer")
+    for n in opts.excepted:
+        if n not in cluster_names():
+            usage_error(f"--except {n}: no cluster test {n}: one of {' '.join(cluster_names())}")
+    if opts.jobs < 1:
+        usage_error("--jobs takes 1 or more")
     try:
         pgs = [Installation(p) for p in opts.pg_config]
     except ValueError as e:
@@ -460,7 +548,8 @@ def main():
     host = Host(opts.user)
     user = os.environ.get("USER") or str(os.getuid())
     work = os.path.abspath(opts.work or ("/tmp/uuid_ext_test" if host.root else f"/tmp/uuid_ext_test-{user}"))
-    run = Run(pgs, host, work, outside=opts.outside, packages=opts.packages and os.path.abspath(opts.packages))
+    run = Run(pgs, host, work, base_port=opts.base_port, outside=opts.outside,
+              packages=opts.packages and os.path.abspath(opts.packages), shared_tag=opts.shared_tag)
     results = Results()
     standins = []
     try:
@@ -495,6 +584,8 @@ def main():
         for added in standins:
             extension.remove_standins(added)
     results.report()
+    if opts.report:
+        results.save(opts.report)
     sys.exit(1 if results.failed else 0)
 
 

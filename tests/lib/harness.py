@@ -20,13 +20,14 @@ class Run:
     machine, the work directory, and every server started, which it stops
     at the end."""
 
-    def __init__(self, pgs, host, work, base_port=55400, outside="", packages=None):
+    def __init__(self, pgs, host, work, base_port=55400, outside="", packages=None, shared_tag=""):
         self.pgs = sorted(pgs, key=lambda p: (p.major, p.release))
         self.packages = packages  # the package layer's archives and .debs, when given
         self.host = host
         self.work = work
         self.outside = outside
-        self._port = base_port
+        self.base_port = self._port = base_port
+        self.shared_tag = shared_tag  # a runner's own shared server, beside another's (tests/run.py --jobs)
         self._servers = []
         self._shared = {}
         self.host.make_dir(work)
@@ -58,7 +59,7 @@ class Run:
         prepared transactions allowed; started at the first call."""
         srv = self._shared.get(pg.pg_config)
         if srv is None or not srv.running():
-            dir = os.path.join(self.work, f"shared-{pg.release}")
+            dir = os.path.join(self.work, f"shared-{pg.release}{self.shared_tag}")
             stop_leftovers(dir)
             srv = self.server(pg, dir, f"shared server {pg.release}")
             srv.create("shared_preload_libraries = 'uuid_ext'", "max_prepared_transactions = 64")
