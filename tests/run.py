@@ -514,7 +514,8 @@ def main():
                     help="a cluster test not to run (repeat for several)")
     ap.add_argument("--outside", default="", help=argparse.SUPPRESS)  # the chroot's path, for printed paths
     # A runner started by another for one cluster test: its ports, its shared server's directory, its results.
-    ap.add_argument("--base-port", type=int, default=55400, help=argparse.SUPPRESS)
+    ap.add_argument("--base-port", type=int, default=int(os.environ.get("UUID_EXT_TEST_BASE_PORT", "55400")),
+                    help=argparse.SUPPRESS)
     ap.add_argument("--shared-tag", default="", help=argparse.SUPPRESS)
     ap.add_argument("--report", help=argparse.SUPPRESS)
     ap.add_argument("layer", nargs="?", default=",".join(LAYERS))
