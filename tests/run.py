@@ -14,7 +14,8 @@ status: 0 when nothing failed, 1 when something did, 2 for a bad command line
 
 Layers (NAMEs come from the files):
   core          the generator core: cargo fmt --check, clippy, its tests (NAME: a test's name
-                or part of it, as cargo test takes it); clippy checks the benchmarks' code too
+                or part of it, as cargo test takes it); clippy checks the benchmarks' code too;
+                the test library's own tests (tests/lib/test_*.py)
   pg_test       the #[pg_test]s of src/pg_tests.rs, in backends that preload the library
   regress       the golden tests tests/pg_regress/sql/NAME.sql (--accept takes a failed one's
                 output as its expected output)
@@ -243,6 +244,10 @@ def layer_core(names, results):
     # clippy's --all-targets has checked the benchmarks' code; building them
     # (a release build with fat LTO, six minutes) is scripts/bench's.
     cargo("core tests", "test", "-q", "-p", "uuid_ext_core")
+    step("core: the test library's own tests (python3 -m unittest, tests/lib/test_*.py)")
+    r = subprocess.run([sys.executable, "-m", "unittest", "discover", "-s", os.path.join(HERE, "lib"),
+                        "-p", "test_*.py"], cwd=ROOT)
+    results.record("the test library's own tests", "passed" if r.returncode == 0 else "failed")
 
 
 def layer_pg_test(run, pg, names, results, opts):

@@ -48,8 +48,8 @@ import os
 import re
 
 from citus_fixture import (AHEAD, HOUR_MS, add_workers, citus_cluster, citus_database, need_citus,
-                           on_workers, refused, task_count)
-from pg import fail, ok, uuid_int
+                           on_workers, task_count)
+from pg import fail, ok, refused, uuid_int
 
 def worker_query(srv, sql, db="postgres"):
     """The query Citus sends a worker for `sql` (the first task's, EXPLAIN VERBOSE)."""

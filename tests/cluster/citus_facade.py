@@ -40,8 +40,8 @@ import os
 import re
 import subprocess
 
-from citus_fixture import KEYS, add_workers, citus_cluster, move_cluster_key, need_citus, refused, task_count
-from pg import fail, ok
+from citus_fixture import KEYS, add_workers, citus_cluster, move_cluster_key, need_citus, task_count
+from pg import fail, ok, refused
 
 LOG_ALL = ["log_statement = 'all'", "log_min_duration_statement = 0", "log_parameter_max_length = -1"]
 N = 1000
@@ -191,7 +191,7 @@ def main(t):
        "cluster key makes the coordinator's change fail, and no node changes")
 
     # A worker added later.
-    late = t.server("worker3").create(f"shared_preload_libraries = 'citus,uuid_ext'", "max_connections = 100",
+    late = t.server("worker3").create("shared_preload_libraries = 'citus,uuid_ext'", "max_connections = 100",
                                       *LOG_ALL)
     late.q("CREATE EXTENSION citus")
     add_workers(c, [late])
@@ -265,7 +265,7 @@ def main(t):
                 continue
             if any(b in data or b.hex().encode() in data for b in secrets):
                 fail(f"{path} holds a key")
-    ok(f"no node's log holds a key or the cluster key (in hex or base64), while every worker's log holds the "
-       f"command the keys came in; no file outside the data directories holds one")
+    ok("no node's log holds a key or the cluster key (in hex or base64), while every worker's log holds the "
+       "command the keys came in; no file outside the data directories holds one")
     for srv in (late, *workers, c):
         srv.stop()

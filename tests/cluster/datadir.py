@@ -17,7 +17,6 @@ where the file system refuses such a name.
 """
 import os
 import stat
-import subprocess
 
 from harness import Skip
 from pg import GENERATORS, fail, horizon_words, ok, persisted, uuid_int
@@ -66,15 +65,7 @@ def not_utf8(t):
     except (OSError, UnicodeError) as e:
         raise Skip(f"this file system refuses a file name with the byte 0xE9, which is no UTF-8: {e}")
     srv = t.server("not-utf8")
-    srv.data = os.path.join(srv.dir, name)
-    # Server.initdb's, with initdb's output kept as bytes: it names the path.
-    srv.fresh_dir()
-    user = ["sudo", "-u", t.host.user, "-H", "--"] if t.host.user else []
-    r = subprocess.run([*user, srv.pg.tool("initdb"), "-D", srv.data, "-U", "postgres", "-A", "trust", "-E", "UTF8",
-                        "--locale=C", "--no-sync"], capture_output=True)
-    if r.returncode != 0:
-        fail(f"initdb failed: {r.stderr.decode(errors='replace')}")
-    srv.configure("fsync = off", PRELOAD)
+    srv.initdb(PRELOAD, data_name=name)
     srv.start()
     # Nothing read back from the server names the path: its bytes are no UTF-8.
     srv.q("CREATE EXTENSION uuid_ext")

@@ -42,7 +42,7 @@ import subprocess
 
 import psycopg
 
-from pg import fail, ok
+from pg import fail, must_fail, ok
 
 N = 200
 IDS = "SELECT ext.uuid_generate_v7() AS id FROM generate_series(1, {n})"
@@ -56,21 +56,6 @@ def connect(srv, db="shop", user="postgres", autocommit=True):
 
 def one(conn, sql, params=None):
     return conn.execute(sql, params).fetchone()[0]
-
-
-def must_fail(conn, sql, sqlstate, what):
-    try:
-        if sql.startswith("COPY"):
-            with conn.cursor().copy(sql) as copy:
-                for _ in copy:
-                    pass
-        else:
-            conn.execute(sql)
-    except psycopg.Error as e:
-        if e.sqlstate != sqlstate:
-            fail(f"{what}: {sql} failed with {e.sqlstate} ({e}), not {sqlstate}")
-        return str(e)
-    fail(f"{what}: {sql} succeeded")
 
 
 def plant_decoy(conn, schema, temp=False):

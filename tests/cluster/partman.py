@@ -29,7 +29,7 @@ import os
 import re
 
 from harness import Skip
-from pg import fail, ok
+from pg import fail, ok, refused
 
 
 def available(t, name):
@@ -38,16 +38,6 @@ def available(t, name):
 
 def ints(version):
     return tuple(int(x) for x in re.findall(r"\d+", version))
-
-
-def refused(srv, sql, *texts):
-    r = srv.q(sql, check=False)
-    if r.returncode == 0:
-        fail(f"accepted: {sql}")
-    for text in texts:
-        if text not in r.stderr:
-            fail(f"{sql}: the error does not say {text!r}:\n{r.stderr}")
-    return r.stderr
 
 
 def partitions(srv):

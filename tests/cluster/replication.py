@@ -35,7 +35,7 @@ import re
 import subprocess
 import time
 
-import watermark
+import watermark_load
 from pg import GENERATORS, fail, horizon_words, ok, persisted, unix_ms, uuid_int, wait_for
 
 DAY_MS = 86_400_000
@@ -171,7 +171,7 @@ def main(t):
 
     # 3. The watermark poller on a standby.
     s2 = standby_of(t, p, "standby2")
-    watermark.run(p.conninfo(), s2.conninfo())
+    watermark_load.run(p.conninfo(), s2.conninfo())
     s2.stop()
 
     # 4. A standby without the library.

@@ -41,7 +41,7 @@ import psycopg
 
 import extension
 from harness import Skip
-from pg import fail, ok
+from pg import fail, must_fail, ok
 
 TENANTS = ("tenant_a", "tenant_b")
 EARLIER = tuple(extension.releases())
@@ -350,16 +350,6 @@ def test_hostile_install(srv, ext_dir):
 
 
 # --- locked: what the tenant cannot do ------------------------------------
-
-def must_fail(conn, sql, sqlstate, what):
-    try:
-        conn.execute(sql)
-    except psycopg.Error as e:
-        if e.sqlstate != sqlstate:
-            fail(f"{what}: {sql} failed with {e.sqlstate} {e.diag.message_primary}, not {sqlstate}")
-        return
-    fail(f"{what}: {sql} succeeded as tenant_a")
-
 
 def test_locked(srv):
     with connect(srv, "tenant_a", "tenant_a") as conn:

@@ -87,17 +87,6 @@ def on_workers(coordinator, sql, db="postgres"):
     return out.splitlines() if out else []
 
 
-def refused(srv, sql, *texts, db="postgres"):
-    """Runs `sql`, which must fail with every one of `texts` in its error; returns the error."""
-    r = srv.q(sql, db=db, check=False)
-    if r.returncode == 0:
-        fail(f"{srv.name} accepted what Citus refuses: {sql}")
-    for text in texts:
-        if text not in r.stderr:
-            fail(f"{sql}: the error does not say {text!r}:\n{r.stderr}")
-    return r.stderr.strip()
-
-
 def task_count(srv, sql, db="postgres"):
     plan = srv.q(f"EXPLAIN (COSTS OFF) {sql}", db=db)
     m = re.search(r"Task Count: (\d+)", plan)

@@ -138,3 +138,35 @@ def ok(msg):
 def fail(msg):
     print(f"FAIL {msg}", flush=True)
     sys.exit(1)
+
+
+def must_fail(conn, sql, sqlstate, what="", params=None):
+    """Runs `sql` (with `params`; a COPY ... TO STDOUT read to its end) on the
+    psycopg connection `conn`: it must fail with `sqlstate`. Returns the
+    error's text."""
+    import psycopg
+    where = f"{what + ': ' if what else ''}{sql}{f' with {params}' if params else ''}"
+    try:
+        if sql.startswith("COPY"):
+            with conn.cursor().copy(sql) as copy:
+                for _ in copy:
+                    pass
+        else:
+            conn.execute(sql, params)
+    except psycopg.Error as e:
+        if e.sqlstate != sqlstate:
+            fail(f"{where} failed with {e.sqlstate} ({e.diag.message_primary}), not {sqlstate}")
+        return str(e)
+    fail(f"{where} succeeded, not {sqlstate}")
+
+
+def refused(srv, sql, *texts, db="postgres"):
+    """Runs `sql` with psql on `srv`: it must fail, with every one of `texts`
+    in its error. Returns the error."""
+    r = srv.q(sql, db=db, check=False)
+    if r.returncode == 0:
+        fail(f"{srv.name} accepted: {sql}")
+    for text in texts:
+        if text not in r.stderr:
+            fail(f"{sql}: the error does not say {text!r}:\n{r.stderr}")
+    return r.stderr.strip()

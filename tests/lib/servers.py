@@ -60,7 +60,9 @@ class Host:
         """Runs a command as the servers' user (VAR=value words in `env`);
         returns the CompletedProcess."""
         prefix = ["sudo", "-u", self.user, "-H", "--"] if self.user else []
-        r = subprocess.run([*prefix, "env", *env, *args], capture_output=True, text=True, cwd=cwd, input=input)
+        # A byte that is no UTF-8 (a path a test chose) stays a lone surrogate, as Python's own paths keep it.
+        r = subprocess.run([*prefix, "env", *env, *args], capture_output=True, encoding="utf-8",
+                           errors="surrogateescape", cwd=cwd, input=input)
         if check and r.returncode != 0:
             fail(f"{' '.join(args)} failed:\n{r.stdout}{r.stderr}")
         return r
@@ -99,9 +101,12 @@ class Server:
         if self.faked:
             self.set_clock("+0")
 
-    def initdb(self, *conf, initdb_args=()):
-        """A new data directory with `conf` appended to postgresql.conf."""
+    def initdb(self, *conf, initdb_args=(), data_name=None):
+        """A new data directory with `conf` appended to postgresql.conf;
+        `data_name` its name in the server's directory (default data)."""
         self.fresh_dir()
+        if data_name:
+            self.data = os.path.join(self.dir, data_name)
         self.host.run([self.pg.tool("initdb"), "-D", self.data, "-U", "postgres", "-A", "trust", "-E", "UTF8",
                        "--locale=C", "--no-sync", *initdb_args])
         # Test servers need no durability unless a test asks for it (fsync = on later wins).
