@@ -1,7 +1,9 @@
 # Shared settings and helpers for the scripts; sourced, not run.
 UUID_EXT_USER=${UUID_EXT_USER:-uuidext}
 UUID_EXT_PG_ROOT=${UUID_EXT_PG_ROOT:-/opt/uuid_ext}
-UUID_EXT_PG_VERSIONS=${UUID_EXT_PG_VERSIONS:-"15 16 17 18 19"}
+# Unset: all five; set empty (scripts/test entering the chroot for the host's
+# majors' Django test alone): none.
+UUID_EXT_PG_VERSIONS=${UUID_EXT_PG_VERSIONS-"15 16 17 18 19"}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Sources no package registry carries (Citus), beside the checkout: scripts/setup
 # builds from them, scripts/chroot sync copies them to the same place in the chroot.
@@ -23,6 +25,16 @@ CHROOT_MARKER=/etc/uuid_ext-chroot
 in_chroot() { [ -f "$CHROOT_MARKER" ]; }
 runs_here() { # major: true when this system runs PostgreSQL MAJOR
   if in_chroot; then [[ " $CHROOT_MAJORS 15 " == *" $1 "* ]]; else [[ " $HOST_MAJORS " == *" $1 "* ]]; fi
+}
+
+# The majors whose servers pg_upgrade starts from to reach MAJORS (tests/run.py's
+# pairs: the oldest major to each newer one, and the two newest): 15, and the
+# major before the newest where the newest is among them.
+upgrade_sources() { # major...
+  local newest=${CHROOT_MAJORS##* } before
+  before=$(echo "$CHROOT_MAJORS" | tr ' ' '\n' | tail -2 | head -1)
+  echo 15
+  if [[ " $* " == *" $newest "* ]]; then echo "$before"; fi
 }
 
 pg_prefix_for() { # major (or a prefix, given as its path) -> its installation prefix

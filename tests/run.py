@@ -468,9 +468,17 @@ def layer_minors(run, names, results, opts):
         call(run, results, f"minors {old.release} and {new.release}", lambda t=t: load(module).main(t), tidy=t)
 
 
+def upgrade_pairs(pgs, names, opts):
+    """pg_upgrade's pairs among `pgs`: those named, and only those into a
+    major of --upgrade-to where it is given."""
+    if len({p.major for p in pgs}) < 2:
+        return []
+    return [(a, b) for a, b in pairs_of_majors(pgs) if (not names or f"{a.major}-{b.major}" in names)
+            and (not opts.upgrade_to or str(b.major) in opts.upgrade_to.split())]
+
+
 def layer_pg_upgrade(run, names, results, opts):
-    pairs = [(a, b) for a, b in pairs_of_majors(run.pgs) if not names or f"{a.major}-{b.major}" in names] \
-        if len({p.major for p in run.pgs}) > 1 else []
+    pairs = upgrade_pairs(run.pgs, names, opts)
     if not pairs:
         return results.record("pg_upgrade", "skipped", "needs --pg-config of two majors")
     module = os.path.join(HERE, "cluster", "major_upgrade.py")
@@ -512,6 +520,8 @@ def main():
                     help="take the output of a failed golden test as its expected output")
     ap.add_argument("--work", help="where the tests work (default /tmp/uuid_ext_test, or -USER when not root)")
     ap.add_argument("--user", help="under root, the user who runs the servers (default uuidext)")
+    ap.add_argument("--upgrade-to", metavar="MAJORS",
+                    help="pg_upgrade only into these majors (\"18 19\"): one major's part of a run")
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("UUID_EXT_TEST_JOBS", "2")),
                     help="how many cluster tests run at a time, each in a runner of its own "
                          "(default 2, or UUID_EXT_TEST_JOBS)")
@@ -564,7 +574,11 @@ def main():
         per = [layer for layer in layers if layer in PER_SERVER]
         cross = [layer for layer in layers if layer in CROSS]
         # Cross layers need each PostgreSQL of their pairs built for.
-        involved = run.pgs if cross else []
+        involved = set()
+        if "minors" in cross:
+            involved |= {p for pair in minor_pairs(run.pgs) for p in pair}
+        if "pg_upgrade" in cross:
+            involved |= {p for pair in upgrade_pairs(run.pgs, opts.names, opts) for p in pair}
         for pg in run.pgs:
             if not per and pg not in involved:
                 continue
