@@ -22,13 +22,16 @@ def set_clock(path, spec):
     os.replace(tmp, path)
 
 
-def wait_for(pred, what, timeout=60):
+def wait_for(pred, what, timeout=120, why=None):
+    """Waits until `pred()` is true, at most `timeout` seconds (a machine
+    running other tests and builds beside this one is slow to do anything);
+    else fails, saying what it waited for, and what `why()` says."""
     t0 = time.time()
     while time.time() - t0 < timeout:
         if pred():
             return
         time.sleep(0.1)
-    fail(f"timed out waiting for {what}")
+    fail(f"timed out after {timeout} s waiting for {what}" + (f": {why()}" if why else ""))
 
 
 HORIZON_WORKER = "SELECT pid FROM pg_stat_activity WHERE backend_type = 'uuid_ext horizon worker'"

@@ -324,7 +324,8 @@ class Server:
         `archive` (this server's archive_command copies there)."""
         segment = self.q("SELECT pg_walfile_name(pg_current_wal_lsn())")
         self.q("SELECT pg_switch_wal()")
-        wait_for(lambda: os.path.exists(os.path.join(archive, segment)), f"{segment} to be archived")
+        wait_for(lambda: os.path.exists(os.path.join(archive, segment)), f"{segment} to be archived",
+                 timeout=300, why=lambda: self.q("SELECT row_to_json(a) FROM pg_stat_archiver a", check=False).stdout)
 
     def recover_from(self, archive, *conf):
         """Makes this copy (a base backup, not running) recover through the
