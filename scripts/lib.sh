@@ -31,10 +31,10 @@ runs_here() { # major: true when this system runs PostgreSQL MAJOR
 # pairs: the oldest major to each newer one, and the two newest): 15, and the
 # major before the newest where the newest is among them.
 upgrade_sources() { # major...
-  local newest=${CHROOT_MAJORS##* } before
-  before=$(echo "$CHROOT_MAJORS" | tr ' ' '\n' | tail -2 | head -1)
+  local m
+  read -ra m <<<"$CHROOT_MAJORS"
   echo 15
-  if [[ " $* " == *" $newest "* ]]; then echo "$before"; fi
+  if [[ " $* " == *" ${m[-1]} "* ]]; then echo "${m[-2]}"; fi
 }
 
 pg_prefix_for() { # major (or a prefix, given as its path) -> its installation prefix

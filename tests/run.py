@@ -380,7 +380,7 @@ def cluster_in_jobs(run, pg, todo, results, opts):
     their time is spent waiting on servers, clocks and sleeps."""
     todo = sorted(todo, key=lambda n: (LONGEST_FIRST.index(n) if n in LONGEST_FIRST else len(LONGEST_FIRST), n))
     step(f"{pg}: cluster tests, {opts.jobs} at a time: {' '.join(todo)}")
-    running = {}  # name -> (process, output file, report file, started)
+    running = {}  # name -> (process, output file, report file, started, slot)
     free_slots = list(range(opts.jobs))
     while todo or running:
         while todo and free_slots:
