@@ -136,7 +136,13 @@ class Server:
         """The server's environment: libfaketime's, for a server with a clock."""
         if not self.faked:
             return []
-        env = [f"LD_PRELOAD={self.host.faketime}", f"FAKETIME_TIMESTAMP_FILE={self.clock}", "FAKETIME_NO_CACHE=1"]
+        # No shared memory and no faked file times: libfaketime otherwise
+        # locks one semaphore, shared by every process the server starts, for
+        # each stat(); a process killed while it holds it (the tests kill
+        # servers) leaves the next one waiting forever: an archive_command's
+        # cp did, on 19rc1. Each process reads the clock file itself instead.
+        env = [f"LD_PRELOAD={self.host.faketime}", f"FAKETIME_TIMESTAMP_FILE={self.clock}", "FAKETIME_NO_CACHE=1",
+               "FAKETIME_DISABLE_SHM=1", "NO_FAKE_STAT=1"]
         return env if self.faked == "both" else [*env, "FAKETIME_DONT_FAKE_MONOTONIC=1"]
 
     # --- running it ---------------------------------------------------------
@@ -159,7 +165,7 @@ class Server:
             return self.stop_tmpfs()
         r = self.pg_ctl("-m", mode, "stop")
         if r.returncode != 0:
-            fail(f"{self.name}: pg_ctl stop -m {mode} failed:\n{r.stdout}{r.stderr}")
+            fail(f"{self.name}: pg_ctl stop -m {mode} failed:\n{r.stdout}{r.stderr}\n{self.log_tail()}")
 
     def stop_quietly(self):
         """Stops it if it runs, whatever state it is in."""
