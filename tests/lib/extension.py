@@ -11,6 +11,7 @@ them with SIGBUS (CONTRIBUTING.md, "Installing without stopping servers").
 """
 import argparse
 import glob
+import hashlib
 import os
 import re
 import shutil
@@ -38,11 +39,24 @@ def cargo_env(pg, scratch):
     PGRX_PG_CONFIG_PATH's headers (else those of $PGRX_HOME/config.toml,
     whatever --pg-config says); PGRX_HOME must exist, so without
     ~/.pgrx (no `cargo pgrx init`) an empty one in `scratch` serves."""
-    env = dict(os.environ, PGRX_PG_CONFIG_PATH=pg.pg_config)
+    env = dict(os.environ, PGRX_PG_CONFIG_PATH=pg.pg_config, CARGO_TARGET_DIR=target_dir(pg))
+    # The cc crate reruns pgrx's bindings build whenever this date changes
+    # (each commit): every build would start again from pgrx-pg-sys.
+    env.pop("SOURCE_DATE_EPOCH", None)
     if "PGRX_HOME" not in env and not os.path.isdir(os.path.expanduser("~/.pgrx")):
         env["PGRX_HOME"] = os.path.join(scratch, "pgrx-home")
         os.makedirs(env["PGRX_HOME"], exist_ok=True)
     return env
+
+
+def target_dir(pg):
+    """Cargo's build output for `pg`: one directory per installation. pgrx
+    rebuilds its bindings, and all above them, when PGRX_PG_CONFIG_PATH
+    changes; in one directory, 15.18's build and 15.20's would undo each
+    other at every turn."""
+    base = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
+    tag = hashlib.sha256(pg.pg_config.encode()).hexdigest()[:8]
+    return os.path.join(base, "by-installation", f"{pg.release}-{tag}")
 
 
 def check_tools():
