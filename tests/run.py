@@ -30,8 +30,8 @@ Layers (NAMEs come from the files):
   demo          scripts/demo.sql on a new server
   minors        with two --pg-configs of one major: the library built against each minor's
                 headers in the other's server (NAME: the major)
-  pg_upgrade    with --pg-configs of two or more majors: pg_upgrade from the oldest to each
-                newer one and between the two newest (NAME: OLD-NEW, as 15-18)
+  pg_upgrade    with --pg-configs of two or more majors: pg_upgrade between the pairs
+                scripts/majors names (its column upgrade) (NAME: OLD-NEW, as 15-18)
 Without a LAYER: all of them.
 """
 import argparse
@@ -52,6 +52,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(HERE, "lib"))
 sys.path.insert(0, os.path.join(HERE, "cluster"))
 import extension  # noqa: E402
+import majors  # noqa: E402
 import regress  # noqa: E402
 from harness import Run, Skip  # noqa: E402
 from installation import Installation  # noqa: E402
@@ -92,12 +93,10 @@ def releases():
 
 
 def pairs_of_majors(pgs):
-    """pg_upgrade's pairs: the oldest major to each newer one, and the two newest."""
-    majors = sorted({p.major: p for p in pgs}.values(), key=lambda p: p.major)
-    pairs = [(majors[0], p) for p in majors[1:]]
-    if len(majors) > 2:
-        pairs.append((majors[-2], majors[-1]))
-    return pairs
+    """pg_upgrade's pairs among the installations given: those scripts/majors
+    names (the column upgrade: the majors pg_upgrade starts from)."""
+    by_major = {p.major: p for p in pgs}
+    return [(by_major[old], by_major[new]) for old, new in majors.upgrade_pairs(by_major)]
 
 
 def minor_pairs(pgs):
@@ -480,7 +479,7 @@ def upgrade_pairs(pgs, names, opts):
 def layer_pg_upgrade(run, names, results, opts):
     pairs = upgrade_pairs(run.pgs, names, opts)
     if not pairs:
-        return results.record("pg_upgrade", "skipped", "needs --pg-config of two majors")
+        return results.record("pg_upgrade", "skipped", "needs --pg-config of two majors scripts/majors pairs")
     module = os.path.join(HERE, "cluster", "major_upgrade.py")
     for old, new in pairs:
         step(f"pg_upgrade from {old} to {new} with the steps of docs/operations.md")
