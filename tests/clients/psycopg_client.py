@@ -15,12 +15,19 @@ Checks, in a database of its own:
   client-made UUIDv7 in and back, WHERE id = %s, ORDER BY id in insert order,
   uuid_v7_lower_bound(%s) with a datetime, and a UUIDv4 (refused by uuid7
   with 22P02, by the domain with 23514, taken by uuid);
-- the uuid7 type's OID is not the same in every database.
+- the uuid7 type's OID is not the same in every database;
+- the change feed of docs/feeds.md: next_page() holds back a tenant's row
+  committed above a key another transaction still holds (the naive query
+  returns it, and its cursor would pass the held row), then delivers both,
+  in key order, once that one commits; never a row of another tenant or of
+  a transaction that rolled back; wait_for_commits() wakes at a commit and
+  returns False when nothing commits; follow() delivers each row once.
 
 Env: PGHOST, PGPORT, PGUSER (a superuser). Run with /opt/uuid_ext/venv/bin/python.
 """
 import os
 import sys
+import time
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -165,6 +172,101 @@ def doc_example(conn):
             f"{new_id!r} {recent[-3:]!r} {same!r}")
 
 
+# The change feed of docs/feeds.md: its SQL, and the consumer's code.
+FEED_SQL = """
+CREATE TABLE events (
+  id uuid PRIMARY KEY DEFAULT uuid_generate_v7(),
+  tenant int NOT NULL,
+  body text NOT NULL
+);
+CREATE INDEX events_tenant_id ON events (tenant, id);
+CREATE FUNCTION events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('events', '');
+  RETURN NULL;
+END $$;
+CREATE TRIGGER events_notify AFTER INSERT ON events
+  FOR EACH STATEMENT EXECUTE FUNCTION events_notify();
+"""
+START = uuid.UUID(int=0)  # a cursor before every key
+
+
+def next_page(conn, tenant, cursor, limit=500):
+    """The tenant's committed rows after `cursor`, in key order; none is ever skipped."""
+    # The watermark in a statement of its own, before the one that uses it.
+    watermark = conn.execute("SELECT uuid_v7_watermark()").fetchone()[0]
+    return conn.execute(
+        "SELECT id, body FROM events WHERE tenant = %s AND id > %s AND id < %s ORDER BY id LIMIT %s",
+        (tenant, cursor, watermark, limit)).fetchall()
+
+
+def wait_for_commits(conn, timeout):
+    """True when a commit notified "events" within `timeout` seconds (conn has run LISTEN events)."""
+    return next(conn.notifies(timeout=timeout, stop_after=1), None) is not None
+
+
+def follow(conn, tenant, cursor, deliver, stop):
+    """Delivers the tenant's rows after `cursor` until stop() is true; returns the last cursor."""
+    conn.execute("LISTEN events")
+    while not stop():
+        rows = next_page(conn, tenant, cursor)
+        if rows:
+            deliver(rows)
+            cursor = rows[-1][0]
+        else:
+            wait_for_commits(conn, timeout=1.0)
+    return cursor
+
+
+def feed_example():
+    """The feed of docs/feeds.md, in a database of its own, checked step by step."""
+    db = DB + "_feed"
+    fresh_database(db, "CREATE EXTENSION uuid_ext;" + FEED_SQL)
+    try:
+        with psycopg.connect(dbname=db, autocommit=True) as reader, psycopg.connect(dbname=db) as held, \
+                psycopg.connect(dbname=db, autocommit=True) as other:
+            insert = "INSERT INTO events (tenant, body) VALUES (%s, %s) RETURNING id"
+            first = held.execute(insert, (1, "held")).fetchone()[0]  # its transaction stays open
+            second = other.execute(insert, (1, "quick")).fetchone()[0]
+            other.execute(insert, (2, "tenant 2"))
+            naive = reader.execute("SELECT id FROM events WHERE tenant = 1 AND id > %s ORDER BY id",
+                                   (START,)).fetchall()
+            c.check(second > first and naive == [(second,)] and next_page(reader, 1, START) == [],
+                    "a feed: while a transaction holds a lower key, the naive query returns the row committed "
+                    "above it (its cursor would pass the held row for good); next_page() returns nothing yet",
+                    f"{first} {second} naive {naive}")
+            held.commit()
+            held.execute(insert, (1, "rolled back"))
+            held.rollback()
+            held.execute(insert, (1, "late"))
+            held.commit()
+            page = []
+            deadline = time.time() + 10
+            while len(page) < 3 and time.time() < deadline:
+                page += next_page(reader, 1, page[-1][0] if page else START)
+            c.equal([r[1] for r in page], ["held", "quick", "late"],
+                    "a feed: once the held transaction commits, next_page() gives the tenant's committed rows in "
+                    "key order, none rolled back, none of another tenant")
+            reader.execute("LISTEN events")
+            t0 = time.time()
+            idle = wait_for_commits(reader, timeout=0.3)
+            other.execute(insert, (1, "wakes"))
+            woke = wait_for_commits(reader, timeout=5)
+            c.check(not idle and time.time() - t0 >= 0.3 and woke,
+                    "a feed: wait_for_commits() returns False after its timeout when nothing commits, True at a "
+                    "commit (LISTEN/NOTIFY from a statement trigger)")
+            got = []
+            end = time.time() + 3
+            cursor = follow(reader, 1, START, got.extend, lambda: len(got) >= 4 or time.time() > end)
+            ids = [r[0] for r in got]
+            c.check([r[1] for r in got] == ["held", "quick", "late", "wakes"] and ids == sorted(ids)
+                    and cursor == ids[-1],
+                    "a feed: follow() delivers each of the tenant's committed rows once, in key order",
+                    f"{got}")
+    finally:
+        drop_database(db)
+
+
 def other_database_oid(oid):
     other = DB + "_oid"
     fresh_database(other, "CREATE TYPE filler AS (a int); CREATE TABLE filler_t (a int); CREATE EXTENSION uuid_ext;")
@@ -190,6 +292,7 @@ def main():
             registered(conn)
             doc_example(conn)
             other_database_oid(TypeInfo.fetch(conn, "uuid7").oid)
+        feed_example()
     except Exception:
         c.crashed()
     drop_database(DB)
