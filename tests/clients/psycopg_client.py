@@ -16,7 +16,7 @@ Checks, in a database of its own:
   uuid_v7_lower_bound(%s) with a datetime, and a UUIDv4 (refused by uuid7
   with 22P02, by the domain with 23514, taken by uuid);
 - the uuid7 type's OID is not the same in every database;
-- the change feed of docs/feeds.md: next_page() holds back a tenant's row
+- the change feed of docs/feeds.md (examples/feed/feed.py): next_page() holds back a tenant's row
   committed above a key another transaction still holds (the naive query
   returns it, and its cursor would pass the held row), then delivers both,
   in key order, once that one commits; never a row of another tenant or of
@@ -172,56 +172,16 @@ def doc_example(conn):
             f"{new_id!r} {recent[-3:]!r} {same!r}")
 
 
-# The change feed of docs/feeds.md: its SQL, and the consumer's code.
-FEED_SQL = """
-CREATE TABLE events (
-  id uuid PRIMARY KEY DEFAULT uuid_generate_v7(),
-  tenant int NOT NULL,
-  body text NOT NULL
-);
-CREATE INDEX events_tenant_id ON events (tenant, id);
-CREATE FUNCTION events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM pg_notify('events', '');
-  RETURN NULL;
-END $$;
-CREATE TRIGGER events_notify AFTER INSERT ON events
-  FOR EACH STATEMENT EXECUTE FUNCTION events_notify();
-"""
-START = uuid.UUID(int=0)  # a cursor before every key
-
-
-def next_page(conn, tenant, cursor, limit=500):
-    """The tenant's committed rows after `cursor`, in key order; none is ever skipped."""
-    # The watermark in a statement of its own, before the one that uses it.
-    watermark = conn.execute("SELECT uuid_v7_watermark()").fetchone()[0]
-    return conn.execute(
-        "SELECT id, body FROM events WHERE tenant = %s AND id > %s AND id < %s ORDER BY id LIMIT %s",
-        (tenant, cursor, watermark, limit)).fetchall()
-
-
-def wait_for_commits(conn, timeout):
-    """True when a commit notified "events" within `timeout` seconds (conn has run LISTEN events)."""
-    return next(conn.notifies(timeout=timeout, stop_after=1), None) is not None
-
-
-def follow(conn, tenant, cursor, deliver, stop):
-    """Delivers the tenant's rows after `cursor` until stop() is true; returns the last cursor."""
-    conn.execute("LISTEN events")
-    while not stop():
-        rows = next_page(conn, tenant, cursor)
-        if rows:
-            deliver(rows)
-            cursor = rows[-1][0]
-        else:
-            wait_for_commits(conn, timeout=1.0)
-    return cursor
+# The change feed of docs/feeds.md: the example's SQL and consumer (examples/feed/feed.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "examples", "feed"))
+from feed import SETUP_SQL, START, follow, next_page, wait_for_commits  # noqa: E402
 
 
 def feed_example():
     """The feed of docs/feeds.md, in a database of its own, checked step by step."""
     db = DB + "_feed"
-    fresh_database(db, "CREATE EXTENSION uuid_ext;" + FEED_SQL)
+    fresh_database(db, "CREATE EXTENSION uuid_ext;" + SETUP_SQL)
     try:
         with psycopg.connect(dbname=db, autocommit=True) as reader, psycopg.connect(dbname=db) as held, \
                 psycopg.connect(dbname=db, autocommit=True) as other:

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""A change feed over HTTP that never skips a committed row (docs/feeds.md).
+
+    python3 feed.py setup --dsn DSN             the table, its index and its trigger
+    python3 feed.py serve --dsn DSN [--port N]  the feed, on 127.0.0.1 (N = 0: any free port)
+
+    GET  /events?tenant=T[&after=CURSOR][&wait=SECONDS]
+         {"events": [{"id": ..., "body": ...}, ...], "cursor": ...}: the
+         tenant's events after CURSOR, in the order of their keys; with none
+         yet, it waits up to SECONDS (at most 30) for a commit: a long poll.
+         The next call passes the answer's cursor.
+    POST /events  {"tenant": T, "body": "..."}  ->  {"id": ...}
+
+A page reads up to the commit watermark, so an event whose transaction
+commits after a later one's is still delivered, and no event is delivered
+twice. The consumer sleeps on LISTEN until a commit (a statement trigger
+notifies), and reads by the watermark whatever woke it. follow() is the same
+consumer for a process of its own (a worker, an outbox relay). The ids and the
+cursors a client sees are the faces of the keys (the façade: docs/facade.md):
+they carry neither the time an event was made nor how fast the feed grows.
+
+Needs psycopg 3, and in the database: uuid_ext, preloaded
+(shared_preload_libraries), and a façade key (SELECT uuid_facade_key_create(),
+by the extension's owner). The role of DSN needs INSERT and SELECT on events
+and EXECUTE on uuid_v7_to_facade(uuid, text) and uuid_facade_to_v7(uuid, text).
+A cursor is decoded under the key that is current: after a new key is made
+current, a cursor made before it no longer continues where it was
+(docs/feeds.md#a-public-cursor).
+"""
+import argparse
+import json
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+import psycopg
+
+CONTEXT = "events"  # the façade's context of these ids: faces of other tables differ
+START = uuid.UUID(int=0)  # a cursor before every key
+MAX_WAIT = 30.0
+SETUP_SQL = """
+CREATE TABLE events (
+  id uuid PRIMARY KEY DEFAULT uuid_generate_v7(),
+  tenant int NOT NULL,
+  body text NOT NULL
+);
+CREATE INDEX events_tenant_id ON events (tenant, id);
+CREATE FUNCTION events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- A transaction that notifies cannot be prepared (two-phase commit): one
+  -- that will be sets events.notify = off, and its rows wake no one.
+  IF coalesce(current_setting('events.notify', true), '') <> 'off' THEN
+    PERFORM pg_notify('events', '');
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER events_notify AFTER INSERT ON events
+  FOR EACH STATEMENT EXECUTE FUNCTION events_notify();
+"""
+
+
+def next_page(conn, tenant, cursor, limit=500):
+    """The tenant's committed rows after `cursor`, in key order; none is ever skipped."""
+    # The watermark in a statement of its own, before the one that uses it.
+    watermark = conn.execute("SELECT uuid_v7_watermark()").fetchone()[0]
+    return conn.execute(
+        "SELECT id, body FROM events WHERE tenant = %s AND id > %s AND id < %s ORDER BY id LIMIT %s",
+        (tenant, cursor, watermark, limit)).fetchall()
+
+
+def wait_for_commits(conn, timeout):
+    """True when a commit notified "events" within `timeout` seconds (conn has run LISTEN events)."""
+    return next(conn.notifies(timeout=timeout, stop_after=1), None) is not None
+
+
+def follow(conn, tenant, cursor, deliver, stop):
+    """Delivers the tenant's rows after `cursor` until stop() is true; returns the last cursor."""
+    conn.execute("LISTEN events")
+    while not stop():
+        rows = next_page(conn, tenant, cursor)
+        if rows:
+            deliver(rows)
+            cursor = rows[-1][0]
+        else:
+            wait_for_commits(conn, timeout=1.0)
+    return cursor
+
+
+def read(dsn, tenant, after, wait):
+    """The answer of GET /events: the tenant's events after the cursor `after`."""
+    with psycopg.connect(dsn, autocommit=True) as conn:  # READ COMMITTED: a snapshot per statement
+        conn.execute("LISTEN events")
+        cursor = START
+        if after is not None:
+            cursor = conn.execute("SELECT uuid_facade_to_v7(%s, %s)", (after, CONTEXT)).fetchone()[0]
+        deadline = time.monotonic() + wait
+        rows = next_page(conn, tenant, cursor)
+        while not rows and time.monotonic() < deadline:
+            wait_for_commits(conn, timeout=min(1.0, max(0.0, deadline - time.monotonic())))
+            rows = next_page(conn, tenant, cursor)
+        faces = conn.execute("SELECT uuid_v7_to_facade(k, %s) FROM unnest(%s::uuid[]) WITH ORDINALITY AS u(k, n) "
+                             "ORDER BY n", (CONTEXT, [r[0] for r in rows])).fetchall()
+    events = [{"id": str(face), "body": body} for (face,), (_, body) in zip(faces, rows)]
+    return {"events": events, "cursor": events[-1]["id"] if events else after}
+
+
+def add(dsn, tenant, body):
+    """The answer of POST /events."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        face = conn.execute("INSERT INTO events (tenant, body) VALUES (%s, %s) RETURNING uuid_v7_to_facade(id, %s)",
+                            (tenant, body, CONTEXT)).fetchone()[0]
+    return {"id": str(face)}
+
+
+class Handler(BaseHTTPRequestHandler):
+    dsn = None
+
+    def answer(self, status, doc):
+        data = json.dumps(doc).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def handle_errors(self, fn):
+        try:
+            self.answer(200, fn())
+        except (KeyError, ValueError, TypeError) as e:
+            self.answer(400, {"error": f"bad request: {e}"})
+        except psycopg.errors.DataException as e:  # a cursor that is no face, say
+            self.answer(400, {"error": e.diag.message_primary})
+
+    def do_GET(self):
+        url = urlparse(self.path)
+        if url.path != "/events":
+            return self.answer(404, {"error": "not found"})
+        q = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        self.handle_errors(lambda: read(self.dsn, int(q["tenant"]), q.get("after"),
+                                        min(MAX_WAIT, max(0.0, float(q.get("wait", 0))))))
+
+    def do_POST(self):
+        if urlparse(self.path).path != "/events":
+            return self.answer(404, {"error": "not found"})
+        doc = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        self.handle_errors(lambda: add(self.dsn, int(doc["tenant"]), str(doc["body"])))
+
+    def log_message(self, *args):
+        pass  # no line per request
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("command", choices=("setup", "serve"))
+    p.add_argument("--dsn", required=True, help="libpq connection string of the feed's database")
+    p.add_argument("--port", type=int, default=8080)
+    a = p.parse_args()
+    if a.command == "setup":
+        with psycopg.connect(a.dsn, autocommit=True) as conn:
+            conn.execute(SETUP_SQL)
+        return
+    Handler.dsn = a.dsn
+    server = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
+    print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
