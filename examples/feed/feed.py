@@ -23,9 +23,11 @@ Needs psycopg 3, and in the database: uuid_ext, preloaded
 (shared_preload_libraries), and a façade key (SELECT uuid_facade_key_create(),
 by the extension's owner). The role of DSN needs INSERT and SELECT on events
 and EXECUTE on uuid_v7_to_facade(uuid, text) and uuid_facade_to_v7(uuid, text).
-A cursor is decoded under the key that is current: after a new key is made
-current, a cursor made before it no longer continues where it was
-(docs/feeds.md#a-public-cursor).
+It has no authentication: the tenant is whatever the request says. A real
+service takes it from the caller's identity, and connects as a role that may
+read only what that service serves. A cursor is decoded under the key that
+is current: after a new key is made current, a cursor made before it no
+longer continues where it was (docs/feeds.md#a-public-cursor).
 """
 import argparse
 import json
