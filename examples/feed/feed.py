@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """A change feed over HTTP that never skips a committed row (docs/feeds.md).
 
-    python3 feed.py setup --dsn DSN             the table, its index and its trigger
-    python3 feed.py serve --dsn DSN [--port N]  the feed, on 127.0.0.1 (N = 0: any free port)
+    python3 feed.py setup [--dsn DSN]             the table, its index and its trigger
+    python3 feed.py serve [--dsn DSN] [--port N]  the feed, on 127.0.0.1 (N = 0: any free port)
+
+DSN is a libpq connection string; without one, libpq's PG* variables and
+~/.pgpass say where to connect (a password on the command line shows in ps).
 
     GET  /events?tenant=T[&after=CURSOR][&wait=SECONDS]
          {"events": [{"id": ..., "body": ...}, ...], "cursor": ...}: the
@@ -17,12 +20,17 @@ twice. The consumer sleeps on LISTEN until a commit (a statement trigger
 notifies), and reads by the watermark whatever woke it. follow() is the same
 consumer for a process of its own (a worker, an outbox relay). The ids and the
 cursors a client sees are the faces of the keys (the façade: docs/facade.md):
-they carry neither the time an event was made nor how fast the feed grows.
+they carry neither the time an event was made nor how fast the feed grows
+(the feed's order still shows which came first). Each tenant's faces are
+made in a context of their own, so a face of one tenant tells another
+nothing.
 
 Needs psycopg 3, and in the database: uuid_ext, preloaded
 (shared_preload_libraries), and a façade key (SELECT uuid_facade_key_create(),
-by the extension's owner). The role of DSN needs INSERT and SELECT on events
-and EXECUTE on uuid_v7_to_facade(uuid, text) and uuid_facade_to_v7(uuid, text).
+by the extension's owner). The role of DSN needs SELECT on events, INSERT on
+its columns tenant and body only (a key a client writes, the feed cannot
+order), and EXECUTE on uuid_v7_to_facade(uuid, text) and
+uuid_facade_to_v7(uuid, text).
 It has no authentication: the tenant is whatever the request says. A real
 service takes it from the caller's identity, and connects as a role that may
 read only what that service serves. A cursor is decoded under the key that
@@ -31,6 +39,7 @@ longer continues where it was (docs/feeds.md#a-public-cursor).
 """
 import argparse
 import json
+import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -38,9 +47,10 @@ from urllib.parse import parse_qs, urlparse
 
 import psycopg
 
-CONTEXT = "events"  # the façade's context of these ids: faces of other tables differ
 START = uuid.UUID(int=0)  # a cursor before every key
 MAX_WAIT = 30.0
+MAX_REQUESTS = 20  # at a time, each with a connection of its own; more wait for none: 503
+MAX_BODY = 64 * 1024
 SETUP_SQL = """
 CREATE TABLE events (
   id uuid PRIMARY KEY DEFAULT uuid_generate_v7(),
@@ -48,7 +58,7 @@ CREATE TABLE events (
   body text NOT NULL
 );
 CREATE INDEX events_tenant_id ON events (tenant, id);
-CREATE FUNCTION events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION events_notify() RETURNS trigger LANGUAGE plpgsql SET search_path = pg_catalog AS $$
 BEGIN
   -- A transaction that notifies cannot be prepared (two-phase commit): one
   -- that will be sets events.notify = off, and its rows wake no one.
@@ -73,11 +83,16 @@ def next_page(conn, tenant, cursor, limit=500):
 
 def wait_for_commits(conn, timeout):
     """True when a commit notified "events" within `timeout` seconds (conn has run LISTEN events)."""
-    return next(conn.notifies(timeout=timeout, stop_after=1), None) is not None
+    woke = next(conn.notifies(timeout=timeout, stop_after=1), None) is not None
+    for _ in conn.notifies(timeout=0):  # those queued meanwhile too: the next page reads them all
+        pass
+    return woke
 
 
 def follow(conn, tenant, cursor, deliver, stop):
     """Delivers the tenant's rows after `cursor` until stop() is true; returns the last cursor."""
+    if not conn.autocommit:
+        raise ValueError("follow() needs a connection in autocommit: a snapshot per statement")
     conn.execute("LISTEN events")
     while not stop():
         rows = next_page(conn, tenant, cursor)
@@ -89,34 +104,48 @@ def follow(conn, tenant, cursor, deliver, stop):
     return cursor
 
 
+def context(tenant):
+    """The façade's context of a tenant's ids: another tenant's faces differ."""
+    return f"events:{tenant}"
+
+
+def page_of_faces(conn, tenant, after, limit=500):
+    """next_page() over faces, in one statement after the watermark's: the
+    server's log (log_statement = all) pairs no face with its key."""
+    watermark = conn.execute("SELECT uuid_v7_watermark()").fetchone()[0]
+    return conn.execute(
+        "SELECT uuid_v7_to_facade(id, %(ctx)s), body FROM events WHERE tenant = %(tenant)s"
+        " AND id > coalesce(uuid_facade_to_v7(%(after)s, %(ctx)s), %(start)s) AND id < %(watermark)s"
+        " ORDER BY id LIMIT %(limit)s",
+        {"ctx": context(tenant), "tenant": tenant, "after": after, "start": START, "watermark": watermark,
+         "limit": limit}).fetchall()
+
+
 def read(dsn, tenant, after, wait):
     """The answer of GET /events: the tenant's events after the cursor `after`."""
     with psycopg.connect(dsn, autocommit=True) as conn:  # READ COMMITTED: a snapshot per statement
         conn.execute("LISTEN events")
-        cursor = START
-        if after is not None:
-            cursor = conn.execute("SELECT uuid_facade_to_v7(%s, %s)", (after, CONTEXT)).fetchone()[0]
+        after = uuid.UUID(after) if after is not None else None
         deadline = time.monotonic() + wait
-        rows = next_page(conn, tenant, cursor)
+        rows = page_of_faces(conn, tenant, after)
         while not rows and time.monotonic() < deadline:
             wait_for_commits(conn, timeout=min(1.0, max(0.0, deadline - time.monotonic())))
-            rows = next_page(conn, tenant, cursor)
-        faces = conn.execute("SELECT uuid_v7_to_facade(k, %s) FROM unnest(%s::uuid[]) WITH ORDINALITY AS u(k, n) "
-                             "ORDER BY n", (CONTEXT, [r[0] for r in rows])).fetchall()
-    events = [{"id": str(face), "body": body} for (face,), (_, body) in zip(faces, rows)]
-    return {"events": events, "cursor": events[-1]["id"] if events else after}
+            rows = page_of_faces(conn, tenant, after)
+    events = [{"id": str(face), "body": body} for face, body in rows]
+    return {"events": events, "cursor": events[-1]["id"] if events else (str(after) if after else None)}
 
 
 def add(dsn, tenant, body):
     """The answer of POST /events."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         face = conn.execute("INSERT INTO events (tenant, body) VALUES (%s, %s) RETURNING uuid_v7_to_facade(id, %s)",
-                            (tenant, body, CONTEXT)).fetchone()[0]
+                            (tenant, body, context(tenant))).fetchone()[0]
     return {"id": str(face)}
 
 
 class Handler(BaseHTTPRequestHandler):
-    dsn = None
+    dsn = ""
+    slots = threading.BoundedSemaphore(MAX_REQUESTS)
 
     def answer(self, status, doc):
         data = json.dumps(doc).encode()
@@ -126,27 +155,40 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def handle_errors(self, fn):
+    def serve(self, fn):
+        """Answers fn(): 400 for a bad request, 503 when busy or the database fails."""
+        if not self.slots.acquire(blocking=False):
+            return self.answer(503, {"error": "busy: try again"})
         try:
             self.answer(200, fn())
-        except (KeyError, ValueError, TypeError) as e:
+        except (KeyError, ValueError, TypeError, OverflowError) as e:
             self.answer(400, {"error": f"bad request: {e}"})
-        except psycopg.errors.DataException as e:  # a cursor that is no face, say
+        except psycopg.DataError as e:  # a cursor that is no face, a tenant out of range
             self.answer(400, {"error": e.diag.message_primary})
+        except psycopg.Error:
+            self.answer(503, {"error": "the database failed: try again"})
+        finally:
+            self.slots.release()
 
     def do_GET(self):
         url = urlparse(self.path)
         if url.path != "/events":
             return self.answer(404, {"error": "not found"})
         q = {k: v[-1] for k, v in parse_qs(url.query).items()}
-        self.handle_errors(lambda: read(self.dsn, int(q["tenant"]), q.get("after"),
-                                        min(MAX_WAIT, max(0.0, float(q.get("wait", 0))))))
+        self.serve(lambda: read(self.dsn, int(q["tenant"]), q.get("after"),
+                                min(MAX_WAIT, max(0.0, float(q.get("wait", 0))))))
 
     def do_POST(self):
         if urlparse(self.path).path != "/events":
             return self.answer(404, {"error": "not found"})
-        doc = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-        self.handle_errors(lambda: add(self.dsn, int(doc["tenant"]), str(doc["body"])))
+
+        def post():
+            size = int(self.headers.get("Content-Length", 0))
+            if not 0 <= size <= MAX_BODY:
+                raise ValueError(f"a body of 0 to {MAX_BODY} bytes")
+            doc = json.loads(self.rfile.read(size) or b"{}")
+            return add(self.dsn, int(doc["tenant"]), str(doc["body"]))
+        self.serve(post)
 
     def log_message(self, *args):
         pass  # no line per request
@@ -155,7 +197,7 @@ class Handler(BaseHTTPRequestHandler):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("command", choices=("setup", "serve"))
-    p.add_argument("--dsn", required=True, help="libpq connection string of the feed's database")
+    p.add_argument("--dsn", default="", help="libpq connection string (default: the PG* variables)")
     p.add_argument("--port", type=int, default=8080)
     a = p.parse_args()
     if a.command == "setup":

@@ -12,9 +12,14 @@ service per tenant follows its cursor; beside it a naive consumer reads
 At the end each tenant's client must have received every event its tenant
 committed exactly once, in the order of their keys, none of another tenant
 and none that did not commit; the naive consumers' losses are counted (and
-must be some, else the run could not tell the two apart). Runs on the
-shared server, in a database of its own; needs psycopg 3.
+must be some, else the run could not tell the two apart). The service and
+the writers connect as a role with only the grants the example names. Before
+that, bad requests get 400: a cursor that is no UUID, a tenant that is no
+number, a body that is no JSON or has no tenant, and a face of one tenant as
+another's cursor gets that tenant's events only. Runs on the shared server,
+in a database of its own; needs psycopg 3.
 """
+import http.client
 import json
 import os
 import random
@@ -31,6 +36,13 @@ from pg import fail, ok, wait_for
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FEED = os.path.join(ROOT, "examples", "feed", "feed.py")
 DB = "feed_example"
+APP = "feed_example_app"
+GRANTS = f"""
+CREATE ROLE {APP} LOGIN;
+GRANT SELECT ON events TO {APP};
+GRANT INSERT (tenant, body) ON events TO {APP};
+GRANT EXECUTE ON FUNCTION uuid_v7_to_facade(uuid, text), uuid_facade_to_v7(uuid, text) TO {APP};
+"""
 SECONDS = 6
 WRITERS = 4
 TENANTS = (1, 2)
@@ -146,36 +158,85 @@ def follow(client, naive, dsn, stop, log):
     try:
         with psycopg.connect(dsn, autocommit=True) as conn:
             while not stop.is_set():
-                client.poll(wait=1)
+                client.poll(wait=5)
                 naive.poll(conn)
     except Exception as e:  # noqa: BLE001
         log.errors.append(f"tenant {client.tenant}'s consumers: {e!r}")
 
 
+def status(url, method, path, body=None, headers=None):
+    """The HTTP status the service answers."""
+    host, port = url.split("//")[1].split(":")
+    c = http.client.HTTPConnection(host, int(port), timeout=30)
+    c.request(method, path, body, headers or {})
+    r = c.getresponse()
+    r.read()
+    c.close()
+    return r.status
+
+
+def bad_requests(url):
+    one = post(url, 1, "tenant 1's")["id"]
+    post(url, 2, "tenant 2's")
+    answers = {
+        "a cursor that is no UUID": status(url, "GET", "/events?tenant=1&after=nope"),
+        "a tenant that is no number": status(url, "GET", "/events?tenant=x"),
+        "a body that is no JSON": status(url, "POST", "/events", b"{", {"Content-Type": "application/json"}),
+        "a body without a tenant": status(url, "POST", "/events", b'{"body": "x"}'),
+    }
+    wrong = {k: v for k, v in answers.items() if v != 400}
+    if wrong:
+        fail(f"the service did not answer 400 to {wrong}")
+    crossed = get(url, 2, one, 0)
+    if [e["body"] for e in crossed["events"]] not in ([], ["tenant 2's"]):
+        fail(f"tenant 1's face as tenant 2's cursor: {crossed}")
+    ok(f"the service answers 400 to {', '.join(answers)}; a face of one tenant as another's cursor gets that "
+       "tenant's events only")
+
+
 def main(t):
     srv = t.shared()
-    srv.q(f'DROP DATABASE IF EXISTS {DB} WITH (FORCE)')
+    leftovers(srv)
     srv.q(f"CREATE DATABASE {DB}")
     srv.q("CREATE EXTENSION uuid_ext; SELECT uuid_facade_key_create();", db=DB)
-    dsn = srv.conninfo(db=DB)
-    r = subprocess.run([sys.executable, FEED, "setup", "--dsn", dsn], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, FEED, "setup", "--dsn", srv.conninfo(db=DB)], capture_output=True, text=True)
     if r.returncode != 0:
         fail(f"feed.py setup failed:\n{r.stdout}{r.stderr}")
+    srv.q(GRANTS, db=DB)
+    dsn = srv.conninfo(db=DB, user=APP)
+    errors = open(t.path("service.err"), "w")
     service = subprocess.Popen([sys.executable, FEED, "serve", "--dsn", dsn, "--port", "0"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=errors, text=True)
     try:
         line = service.stdout.readline()
         if not line.startswith("listening on "):
-            fail(f"feed.py serve did not start: {line}{service.stderr.read()}")
+            fail(f"feed.py serve did not start: {line}{open(t.path('service.err')).read()}")
         url = line.split()[-1]
-        run(url, dsn)
+        bad_requests(url)
+        srv.q("DELETE FROM events", db=DB)
+        run(url, dsn, srv.conninfo(db=DB))
     finally:
         service.terminate()
         service.wait(timeout=30)
-        srv.q(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
+        errors.close()
+    said = open(t.path("service.err")).read()
+    if said.strip():
+        fail(f"the service wrote to its stderr:\n{said[-3000:]}")
+    leftovers(srv)
 
 
-def run(url, dsn):
+def leftovers(srv):
+    """Drops what a run of this test leaves (its prepared transactions first)."""
+    if srv.q(f"SELECT 1 FROM pg_database WHERE datname = '{DB}'"):
+        for gid in srv.q(f"SELECT gid FROM pg_prepared_xacts WHERE database = '{DB}'", db=DB).split():
+            srv.q(f"ROLLBACK PREPARED '{gid}'", db=DB)
+    srv.q(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
+    srv.q(f"DROP ROLE IF EXISTS {APP}")
+
+
+def run(url, dsn, admin):
+    """The load: writers as the service's role, prepared transactions resolved
+    and the naive consumers as `admin`."""
     log = Log()
     stop_writers, stop_resolver, stop_consumers = threading.Event(), threading.Event(), threading.Event()
     prepared = []
@@ -183,8 +244,8 @@ def run(url, dsn):
     naives = {t: Naive(t) for t in TENANTS}
     writers = [threading.Thread(target=writer, args=(n, dsn, url, log, stop_writers, prepared))
                for n in range(WRITERS)]
-    res = threading.Thread(target=resolver, args=(dsn, log, stop_resolver, prepared))
-    consumers = [threading.Thread(target=follow, args=(clients[t], naives[t], dsn, stop_consumers, log))
+    res = threading.Thread(target=resolver, args=(admin, log, stop_resolver, prepared))
+    consumers = [threading.Thread(target=follow, args=(clients[t], naives[t], admin, stop_consumers, log))
                  for t in TENANTS]
     for th in writers + [res] + consumers:
         th.start()
@@ -201,7 +262,7 @@ def run(url, dsn):
         fail("\n".join(log.errors))
 
     # Every transaction has ended: each client catches up.
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with psycopg.connect(admin, autocommit=True) as conn:
         keys = dict(conn.execute("SELECT body, id FROM events").fetchall())
         tenants = dict(conn.execute("SELECT body, tenant FROM events").fetchall())
         for t in TENANTS:
