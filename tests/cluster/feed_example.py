@@ -31,7 +31,7 @@ import urllib.request
 
 import psycopg
 
-from pg import fail, ok, wait_for
+from pg import fail, ok, run_for, wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FEED = os.path.join(ROOT, "examples", "feed", "feed.py")
@@ -247,17 +247,7 @@ def run(url, dsn, admin):
     res = threading.Thread(target=resolver, args=(admin, log, stop_resolver, prepared))
     consumers = [threading.Thread(target=follow, args=(clients[t], naives[t], admin, stop_consumers, log))
                  for t in TENANTS]
-    for th in writers + [res] + consumers:
-        th.start()
-    time.sleep(SECONDS)
-    stop_writers.set()
-    for th in writers:
-        th.join()
-    stop_resolver.set()
-    res.join()
-    stop_consumers.set()
-    for th in consumers:
-        th.join()
+    run_for(SECONDS, (writers, stop_writers), ([res], stop_resolver), (consumers, stop_consumers))
     if log.errors:
         fail("\n".join(log.errors))
 

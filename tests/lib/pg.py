@@ -34,6 +34,21 @@ def wait_for(pred, what, timeout=120, why=None):
     fail(f"timed out after {timeout} s waiting for {what}" + (f": {why()}" if why else ""))
 
 
+def run_for(seconds, *groups):
+    """Starts the threads of every group ((threads, stop event) pairs), lets
+    them run `seconds`, then stops the groups in the order given, each one's
+    threads ended before the next is told to stop (writers, then what
+    resolves their prepared transactions, then the readers)."""
+    for threads, _ in groups:
+        for th in threads:
+            th.start()
+    time.sleep(seconds)
+    for threads, stop in groups:
+        stop.set()
+        for th in threads:
+            th.join()
+
+
 HORIZON_WORKER = "SELECT pid FROM pg_stat_activity WHERE backend_type = 'uuid_ext horizon worker'"
 
 

@@ -12,7 +12,7 @@ import time
 
 import psycopg
 
-from pg import fail, ok
+from pg import fail, ok, run_for
 
 SECONDS = 8
 WRITERS = 6
@@ -180,17 +180,7 @@ def run(writers, pollers):
                for n in range(WRITERS)]
     res = threading.Thread(target=resolver, args=(writers, rec, stop_resolver, prepared_queue))
     polls = [threading.Thread(target=poll_loop, args=(pollers, p, stop_pollers, rec)) for p in (good, naive)]
-    for t in threads + [res] + polls:
-        t.start()
-    time.sleep(SECONDS)
-    stop_writers.set()
-    for t in threads:
-        t.join()
-    stop_resolver.set()
-    res.join()
-    stop_pollers.set()
-    for t in polls:
-        t.join()
+    run_for(SECONDS, (threads, stop_writers), ([res], stop_resolver), (polls, stop_pollers))
     if rec.errors:
         fail("\n".join(rec.errors))
 
