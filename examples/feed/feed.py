@@ -11,7 +11,8 @@ DSN is a libpq connection string; without one, libpq's PG* variables and
          {"events": [{"id": ..., "body": ...}, ...], "cursor": ...}: the
          tenant's events after CURSOR, in the order of their keys; with none
          yet, it waits up to SECONDS (at most 30) for a commit: a long poll.
-         The next call passes the answer's cursor.
+         The next call passes the answer's cursor. 410 for a cursor whose
+         key was dropped.
     POST /events  {"tenant": T, "body": "..."}  ->  {"id": ...}
 
 A page reads up to the commit watermark, so an event whose transaction
@@ -30,12 +31,15 @@ Needs psycopg 3, and in the database: uuid_ext, preloaded
 by the extension's owner). The role of DSN needs SELECT on events, INSERT on
 its columns tenant and body only (a key a client writes, the feed cannot
 order), and EXECUTE on uuid_v7_to_facade(uuid, text) and
-uuid_facade_to_v7(uuid, text).
+uuid_facade_candidates(uuid, text).
 It has no authentication: the tenant is whatever the request says. A real
 service takes it from the caller's identity, and connects as a role that may
-read only what that service serves. A cursor is decoded under the key that
-is current: after a new key is made current, a cursor made before it no
-longer continues where it was (docs/feeds.md#a-public-cursor).
+read only what that service serves. A cursor is decoded under every key the
+database holds, the current one and those retired: a rotation
+(uuid_facade_key_create()) leaves the cursors clients hold going on where
+they were. Once the key that made a cursor is dropped
+(uuid_facade_key_drop()), the cursor answers 410 Gone
+(docs/feeds.md#a-public-cursor).
 """
 import argparse
 import json
@@ -109,16 +113,28 @@ def context(tenant):
     return f"events:{tenant}"
 
 
+# The key a cursor (a face) stands for: the tenant's event it was made from,
+# under the current key or a retired one (a rotation keeps cursors going).
+CURSOR_KEY = ("(SELECT id FROM events WHERE tenant = %(tenant)s"
+              " AND id = ANY (uuid_facade_candidates(%(after)s, %(ctx)s)))")
+
+
+class CursorGone(Exception):
+    """The cursor decodes to no event of the tenant: the key that made it was dropped."""
+
+
 def page_of_faces(conn, tenant, after, limit=500):
     """next_page() over faces, in one statement after the watermark's: the
     server's log (log_statement = all) pairs no face with its key."""
-    watermark = conn.execute("SELECT uuid_v7_watermark()").fetchone()[0]
-    return conn.execute(
+    params = {"ctx": context(tenant), "tenant": tenant, "after": after, "start": START, "limit": limit}
+    params["watermark"] = conn.execute("SELECT uuid_v7_watermark()").fetchone()[0]
+    rows = conn.execute(
         "SELECT uuid_v7_to_facade(id, %(ctx)s), body FROM events WHERE tenant = %(tenant)s"
-        " AND id > coalesce(uuid_facade_to_v7(%(after)s, %(ctx)s), %(start)s) AND id < %(watermark)s"
-        " ORDER BY id LIMIT %(limit)s",
-        {"ctx": context(tenant), "tenant": tenant, "after": after, "start": START, "watermark": watermark,
-         "limit": limit}).fetchall()
+        f" AND id > CASE WHEN %(after)s::uuid IS NULL THEN %(start)s ELSE {CURSOR_KEY} END"
+        " AND id < %(watermark)s ORDER BY id LIMIT %(limit)s", params).fetchall()
+    if not rows and after is not None and not conn.execute(f"SELECT {CURSOR_KEY} IS NOT NULL", params).fetchone()[0]:
+        raise CursorGone(str(after))
+    return rows
 
 
 def read(dsn, tenant, after, wait):
@@ -165,6 +181,8 @@ class Handler(BaseHTTPRequestHandler):
             self.answer(400, {"error": f"bad request: {e}"})
         except psycopg.DataError as e:  # a cursor that is no face, a tenant out of range
             self.answer(400, {"error": e.diag.message_primary})
+        except CursorGone:
+            self.answer(410, {"error": "this cursor has expired: read the feed from its start again"})
         except psycopg.Error:
             self.answer(503, {"error": "the database failed: try again"})
         finally:

@@ -12,11 +12,14 @@ service per tenant follows its cursor; beside it a naive consumer reads
 At the end each tenant's client must have received every event its tenant
 committed exactly once, in the order of their keys, none of another tenant
 and none that did not commit; the naive consumers' losses are counted (and
-must be some, else the run could not tell the two apart). The service and
+must be some, else the run could not tell the two apart). Halfway through,
+the façade's key is rotated (uuid_facade_key_create()): the clients go on
+with the cursors they hold. Once the old key is dropped, a cursor made under
+it answers 410 Gone, and one made under the new key goes on. The service and
 the writers connect as a role with only the grants the example names. Before
 that, bad requests get 400: a cursor that is no UUID, a tenant that is no
-number, a body that is no JSON or has no tenant, and a face of one tenant as
-another's cursor gets that tenant's events only. Runs on the shared server,
+number, a body that is no JSON or has no tenant; 410 to a face of one
+tenant as another's cursor (it stands for no event of that tenant). Runs on the shared server,
 in a database of its own; needs psycopg 3.
 """
 import http.client
@@ -41,7 +44,7 @@ GRANTS = f"""
 CREATE ROLE {APP} LOGIN;
 GRANT SELECT ON events TO {APP};
 GRANT INSERT (tenant, body) ON events TO {APP};
-GRANT EXECUTE ON FUNCTION uuid_v7_to_facade(uuid, text), uuid_facade_to_v7(uuid, text) TO {APP};
+GRANT EXECUTE ON FUNCTION uuid_v7_to_facade(uuid, text), uuid_facade_candidates(uuid, text) TO {APP};
 """
 SECONDS = 6
 WRITERS = 4
@@ -55,6 +58,7 @@ class Log:
         self.aborted = set()
         self.kinds = {}
         self.errors = []
+        self.rotation = (None, None)  # the old key's id, a cursor made under it
 
     def add(self, tenant, bodies, committed, kind):
         with self.lock:
@@ -123,6 +127,20 @@ def resolver(dsn, log, stop, prepared):
         log.errors.append(f"resolver: {e!r}")
 
 
+def rotator(admin, clients, log, stop):
+    """Halfway through: a new façade key; the old one retired, its id and a
+    cursor made under it kept for later."""
+    try:
+        if stop.wait(SECONDS / 2):
+            return
+        with psycopg.connect(admin, autocommit=True) as conn:
+            log.rotation = (conn.execute("SELECT key_id FROM uuid_facade_keys WHERE state = 'current'").fetchone()[0],
+                            clients[1].cursor)
+            conn.execute("SELECT uuid_facade_key_create()")
+    except Exception as e:  # noqa: BLE001
+        log.errors.append(f"rotator: {e!r}")
+
+
 class Client:
     """A client of the service: follows one tenant's cursor."""
 
@@ -187,11 +205,10 @@ def bad_requests(url):
     wrong = {k: v for k, v in answers.items() if v != 400}
     if wrong:
         fail(f"the service did not answer 400 to {wrong}")
-    crossed = get(url, 2, one, 0)
-    if [e["body"] for e in crossed["events"]] not in ([], ["tenant 2's"]):
+    crossed = status(url, "GET", f"/events?tenant=2&after={one}")
+    if crossed != 410:
         fail(f"tenant 1's face as tenant 2's cursor: {crossed}")
-    ok(f"the service answers 400 to {', '.join(answers)}; a face of one tenant as another's cursor gets that "
-       "tenant's events only")
+    ok(f"the service answers 400 to {', '.join(answers)}; 410 to a face of one tenant as another's cursor")
 
 
 def main(t):
@@ -245,9 +262,10 @@ def run(url, dsn, admin):
     writers = [threading.Thread(target=writer, args=(n, dsn, url, log, stop_writers, prepared))
                for n in range(WRITERS)]
     res = threading.Thread(target=resolver, args=(admin, log, stop_resolver, prepared))
+    rot = threading.Thread(target=rotator, args=(admin, clients, log, stop_writers))
     consumers = [threading.Thread(target=follow, args=(clients[t], naives[t], admin, stop_consumers, log))
                  for t in TENANTS]
-    run_for(SECONDS, (writers, stop_writers), ([res], stop_resolver), (consumers, stop_consumers))
+    run_for(SECONDS, (writers + [rot], stop_writers), ([res], stop_resolver), (consumers, stop_consumers))
     if log.errors:
         fail("\n".join(log.errors))
 
@@ -285,3 +303,18 @@ def run(url, dsn, admin):
         fail("the naive consumers (id > last_seen) lost nothing: this run cannot tell the two apart")
     ok(f"beside them, the naive consumers (WHERE tenant = $1 AND id > last_seen) lost {lost[1]} and {lost[2]} "
        "committed events")
+    rotated(url, admin, clients, log)
+
+
+def rotated(url, admin, clients, log):
+    old_key, old_cursor = log.rotation
+    if old_cursor is None:
+        fail("the key was rotated before tenant 1's client held a cursor: this run shows nothing of a rotation")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute("SELECT uuid_facade_key_drop(%s)", (old_key,))
+    gone = status(url, "GET", f"/events?tenant=1&after={old_cursor}")
+    going = status(url, "GET", f"/events?tenant=1&after={clients[1].cursor}")
+    if (gone, going) != (410, 200):
+        fail(f"after the old key's drop: a cursor made under it answered {gone}, one made under the new key {going}")
+    ok("the façade's key rotated halfway through: the clients went on with the cursors they held (every event "
+       "once); the old key dropped, a cursor made under it answers 410 Gone, one made under the new key 200")
