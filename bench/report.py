@@ -240,6 +240,30 @@ def watermark(r, t):
     return out
 
 
+def feeds(r, t):
+    if "feeds" not in r:
+        return []
+    d, pg = r["feeds"], r["major"]
+    out = ["", "### A change feed: from a row's commit to its delivery", "",
+           f"{d['writers']} writers, paced for {d['rate_asked']:.0f} rows a second, insert for {d['seconds']:.0f} s "
+           f"into the example's table (examples/feed/feed.py, its trigger notifying at each commit), in transactions "
+           f"of {d['batch']} rows, one in ten held open 50 ms before its commit: {d['rows']:,} rows, "
+           f"{d['rows'] / d['seconds']:,.0f} a second. Three consumers "
+           "read beside them, each on a connection of its own; a row's latency runs from its COMMIT being sent to "
+           "its delivery (bench/feed_latency.py).", "",
+           "| consumer | delivered | lost | median (ms) | 99th percentile (ms) | max (ms) |",
+           "|---|---:|---:|---:|---:|---:|"]
+    names = {"watermark": "the watermark's (docs/feeds.md), woken by `LISTEN`",
+             "naive": "`id > last_seen`, woken by `LISTEN`", "lag 1 s": "a lag window of 1 s, every 100 ms"}
+    for k, v in d["consumers"].items():
+        out.append(f"| {names.get(k, k)} | {v['delivered']:,} | {v['lost']:,} | {v['median_ms']:.1f} | "
+                   f"{v['p99_ms']:.1f} | {v['max_ms']:.1f} |")
+    w = d["consumers"]["watermark"]
+    t.add("feeds", f"PostgreSQL {pg}: the watermark's consumer delivers every committed row",
+          f"{w['delivered']:,} of {d['rows']:,}", w["lost"] == 0)
+    return out
+
+
 def wal(r, t):
     if "wal" not in r:
         return []
@@ -639,7 +663,7 @@ def main():
         body += ["", f"## PostgreSQL {r['major']}", ""]
         body += generation(r, t) + key_choice(r, t) + facade(r, t) + per_row(r) + index(r, t) + types(r, t) + pgbench(r, t)
         body += concurrent(r, t) + durable(r, t) + watermark(r, t)
-        body += wal(r, t) + releases(r, t) + versions(r, t) + citus(r, t)
+        body += wal(r, t) + feeds(r, t) + releases(r, t) + versions(r, t) + citus(r, t)
     measured = criterion(a.criterion)
     kept, kept_target = ([], None) if measured else criterion_kept(a.out)
     body += core_alone(measured or kept, t, kept_target)

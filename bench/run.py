@@ -34,6 +34,10 @@ Measures, functions alternated in every round, medians over the rounds:
              uuid_generate_v7() and gen_random_uuid(); and the first call in a
              fresh backend (the key table read, AES-256's key schedule)
              against the second
+  feeds      a change feed's latency from a row's commit to its delivery, and
+             its losses, at 3,000 rows a second: the watermark's consumer of
+             docs/feeds.md against a naive cursor and a lag window of 1 s
+             (bench/feed_latency.py, with the tests' Python and psycopg)
   wal        the sequencer in the WAL (uuid_ext.durable_wal) on against off:
              the same two; the bytes its records add per second of steady
              generation (pg_walinspect); and a sparse writer, one insert every
@@ -899,7 +903,7 @@ def main():
     ap.add_argument("--pg-uuidv7", action="store_true", help="pg_uuidv7 is installed: measure it too")
     ap.add_argument("--json", required=True)
     ap.add_argument("--only", help="run only these sections (comma-separated: generation, keys, facade, durable, watermark, "
-                                   "wal, citus), keeping "
+                                   "wal, feeds, citus), keeping "
                                    "the others of --json as they are")
     ap.add_argument("--citus", metavar="DIR:PORT,...",
                     help="the citus section's coordinator and workers (socket directory and port of each, the "
@@ -998,7 +1002,7 @@ def main():
         d = results["concurrent"][k]
         print(f"  {k}: {d['rows']:.0f} rows, {d['bytes_per_row']:.1f} index bytes per row, "
               f"leaf density {d['leaf_density']:.1f}%")
-    for section in ("keys", "facade", "durable", "watermark", "wal"):
+    for section in ("keys", "facade", "durable", "watermark", "wal", "feeds"):
         results[section] = run_section(section, db, a, core_v7, extra)
     if a.citus:
         results["citus"] = run_section("citus", db, a, core_v7, extra)
@@ -1033,6 +1037,18 @@ def run_section(name, db, a, core_v7, extra):
               f"({w['records']})")
         for arm, v in d["sparse"]["arms"].items():
             print(f"  sparse writer, durable {arm}: median insert {v['median_ms']:.3f} ms")
+    elif name == "feeds":
+        print("a change feed's latency ...", flush=True)
+        py = os.path.join(os.environ.get("UUID_EXT_PG_ROOT", "/opt/uuid_ext"), "venv", "bin", "python")
+        r = subprocess.run([py, os.path.join(os.path.dirname(os.path.abspath(__file__)), "feed_latency.py")],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(f"bench/feed_latency.py failed:\n{r.stdout}{r.stderr}")
+        d = json.loads(r.stdout)
+        for k, v in d["consumers"].items():
+            print(f"  {k:10s} delivered {v['delivered']}, lost {v['lost']}: median {v['median_ms']:.1f} ms, "
+                  f"99th percentile {v['p99_ms']:.1f} ms")
+        return d
     elif name == "facade":
         print("the façade ...", flush=True)
         d = facade(db, a.rows, 15)
@@ -1063,7 +1079,7 @@ def run_section(name, db, a, core_v7, extra):
             print(f"  lookup {f:45s} {v['ms']:.3f} ms each (median)")
         return d
     else:
-        sys.exit(f"--only knows: generation, keys, facade, durable, watermark, wal, citus (not {name})")
+        sys.exit(f"--only knows: generation, keys, facade, durable, watermark, wal, feeds, citus (not {name})")
     for k, g in d["generation"].items():
         print(f"  uuid_generate_v7(), {name} {k}: net {g['net_ns']:.1f} ns; "
               f"pgbench {d['pgbench'][k]['tps']:.0f} tps, failed {d['pgbench'][k]['failed']}")
