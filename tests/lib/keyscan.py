@@ -10,6 +10,8 @@ import bisect
 import re
 
 WINDOW = 12  # key bytes in a row that count as a leak
+GRAM = 4  # the piece of a key looked up first
+STRIDE = WINDOW - GRAM + 1  # every run of WINDOW bytes holds a GRAM that begins at a multiple of it
 
 
 def escape_form(data):
@@ -49,6 +51,22 @@ def unescape(text, backslashes, quotes):
     return "".join(out).encode("latin-1", "replace"), where
 
 
+def escaped_lines(text, backslashes):
+    """(where it begins, the line) for each line of `text` that holds an
+    octal escape written with `backslashes` backslashes. bytea's escape
+    format writes a newline as \\012: a key's bytes never span two lines,
+    and the rest of a log of megabytes is not unescaped."""
+    escape = re.compile(re.escape("\\" * backslashes) + "[0-3][0-7]{2}")
+    end = -1
+    for m in escape.finditer(text):
+        if m.start() < end:
+            continue
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        yield start, text[start:end]
+
+
 def b64_windows(key, alphabet):
     """Every 16-character run of the base64 of `key` at each of the three
     alignments that depends on key bits only (16 characters: 12 bytes)."""
@@ -69,12 +87,13 @@ class Needles:
 
     def __init__(self, keys):
         self.keys = keys  # name -> 32 bytes
-        self.hex, self.b64, self.bytes = {}, {"std": {}, "url": {}}, {}
+        self.hex, self.b64, self.bytes, self.grams = {}, {"std": {}, "url": {}}, {}, set()
         for name, key in keys.items():
             h = key.hex()
             for i in range(len(key) - WINDOW + 1):
                 self.hex[h[2 * i:2 * (i + WINDOW)]] = name
                 self.bytes[key[i:i + WINDOW]] = name
+            self.grams.update(key[i:i + GRAM] for i in range(len(key) - GRAM + 1))
             for alphabet in ("std", "url"):
                 for w in b64_windows(key, alphabet):
                     self.b64[alphabet][w] = name
@@ -100,22 +119,28 @@ class Needles:
                     if name:
                         found.add((name, f"{via}base64{' (URL-safe)' if alphabet == 'url' else ''}", m.start()))
                         break
-        if re.search(r"\\[0-3][0-7]{2}", t):
-            for backslashes in (1, 2):
+        for backslashes in (1, 2):
+            for start, line in escaped_lines(t, backslashes):
                 for quotes in (1, 2, 4):
-                    data, where = unescape(t, backslashes, quotes)
+                    data, where = unescape(line, backslashes, quotes)
                     for name, first, count in self.windows(data):
                         whole = "all 32 bytes" if count >= len(self.keys[name]) else "a part"
-                        found.add((name, f"{via}bytea escape format ({whole})", where(first)))
+                        found.add((name, f"{via}bytea escape format ({whole})", start + where(first)))
 
     def windows(self, data):
         """Where runs of WINDOW or more bytes of a key are in `data`: (name,
         where the run begins, how many bytes it has) for each."""
+        # A run of WINDOW key bytes holds a GRAM-byte piece of a key that
+        # begins at a multiple of STRIDE: only there is the dictionary asked
+        # first (the logs are megabytes; a look at every byte took minutes).
+        starts = set()
+        for p in range(0, len(data) - GRAM + 1, STRIDE):
+            if data[p:p + GRAM] in self.grams:
+                starts.update(i for i in range(max(0, p - STRIDE + 1), min(p, len(data) - WINDOW) + 1)
+                              if data[i:i + WINDOW] in self.bytes)
         runs = []
-        for i in range(len(data) - WINDOW + 1):
-            name = self.bytes.get(data[i:i + WINDOW])
-            if not name:
-                continue
+        for i in sorted(starts):
+            name = self.bytes[data[i:i + WINDOW]]
             if runs and runs[-1][0] == name and runs[-1][1] + runs[-1][2] >= i:
                 runs[-1][2] = i + WINDOW - runs[-1][1]
             else:

@@ -11,7 +11,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from keyscan import LINELEN, WINDOW, Needles, escape_form, join_splits, unescape, wrap  # noqa: E402
+from keyscan import LINELEN, STRIDE, WINDOW, Needles, escape_form, join_splits, unescape, wrap  # noqa: E402
 
 KEY = bytes(range(0x70, 0x90))  # bytes above 127: signed and unsigned lists differ
 
@@ -41,6 +41,14 @@ class EachForm(unittest.TestCase):
 
     def test_bytea_escape(self):
         self.found("bytea escape format", "Output: '" + escape_form(KEY).replace("\\", "\\\\") + "'::bytea")
+
+    def test_bytea_escape_among_lines(self):
+        """Only the lines with an escape are unescaped: the key is found in
+        the one it is on, at its place in the whole text."""
+        form = escape_form(KEY)
+        text = "a first line \\101\n" + "x" * 500 + "\nthe key: " + form + " and more\nlast \\\\102 line"
+        got = {(name, f, pos) for name, f, pos in self.n.scan(text) if f.startswith("bytea escape")}
+        self.assertEqual(got, {("k", "bytea escape format (all 32 bytes)", text.index(form))})
 
     def test_byte_lists(self):
         signed = " ".join(str(b - 256 if b > 127 else b) for b in KEY)
@@ -77,6 +85,30 @@ class Parts(unittest.TestCase):
         line = "x" * LINELEN
         self.assertEqual(join_splits("  " + line[2:] + "\n  yz\nnext"), "  " + line[2:] + "yz\nnext")
         self.assertEqual(join_splits("short\n  yz"), "short\n  yz")
+
+    def test_windows_at_every_offset(self):
+        """Runs of key bytes at every offset and length in random bytes are
+        found as a look at every position finds them (windows() looks first
+        at every STRIDE-th byte only)."""
+        keys = {"a": secrets.token_bytes(32), "b": secrets.token_bytes(32)}
+        n = Needles(keys)
+
+        def every_position(data):
+            runs = []
+            for i in range(len(data) - WINDOW + 1):
+                name = n.bytes.get(data[i:i + WINDOW])
+                if name and runs and runs[-1][0] == name and runs[-1][1] + runs[-1][2] >= i:
+                    runs[-1][2] = i + WINDOW - runs[-1][1]
+                elif name:
+                    runs.append([name, i, WINDOW])
+            return [tuple(r) for r in runs]
+        for offset in range(2 * STRIDE):
+            for start, length in ((0, 32), (3, WINDOW), (7, WINDOW - 1), (20, WINDOW), (5, 20)):
+                for name, key in keys.items():
+                    part = key[start:start + length]
+                    data = secrets.token_bytes(offset) + part + secrets.token_bytes(5) + keys["a"][:WINDOW]
+                    self.assertEqual(n.windows(data), every_position(data), (offset, start, length))
+                    self.assertEqual(bool(n.windows(part)), length >= WINDOW)
 
     def test_unescape(self):
         data, where = unescape("a\\\\101\\\\\\\\''b", 2, 2)
