@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """A change feed over HTTP that never skips a committed row (docs/feeds.md).
 
-    python3 feed.py setup [--dsn DSN]             the table, its index and its trigger
-    python3 feed.py serve [--dsn DSN] [--port N]  the feed, on 127.0.0.1 (N = 0: any free port)
+    python3 feed.py serve --setup [--dsn DSN] [--port N]   what is missing, then the feed
+    python3 feed.py setup [--dsn DSN]   what is missing: uuid_ext, a façade key, the table
+    python3 feed.py serve [--dsn DSN] [--port N] [--max-requests M]
+                        the feed, on 127.0.0.1 (N = 0: any free port)
 
 DSN is a libpq connection string; without one, libpq's PG* variables and
 ~/.pgpass say where to connect (a password on the command line shows in ps).
@@ -26,9 +28,11 @@ they carry neither the time an event was made nor how fast the feed grows
 made in a context of their own, so a face of one tenant tells another
 nothing.
 
-Needs psycopg 3, and in the database: uuid_ext, preloaded
-(shared_preload_libraries), and a façade key (SELECT uuid_facade_key_create(),
-by the extension's owner). The role of DSN needs SELECT on events, INSERT on
+Needs psycopg 3, and uuid_ext preloaded by the server
+(shared_preload_libraries). setup makes in the database what is missing of
+uuid_ext, a façade key (uuid_facade_key_create()) and the table events with
+its index and trigger, and says what it made; it runs as the database's
+owner or the extension's. The role that serves needs SELECT on events, INSERT on
 its columns tenant and body only (a key a client writes, the feed cannot
 order), and EXECUTE on uuid_v7_to_facade(uuid, text) and
 uuid_facade_candidates(uuid, text).
@@ -53,7 +57,7 @@ import psycopg
 
 START = uuid.UUID(int=0)  # a cursor before every key
 MAX_WAIT = 30.0
-MAX_REQUESTS = 20  # at a time, each with a connection of its own; more wait for none: 503
+MAX_REQUESTS = 20  # at a time (--max-requests), each with a connection of its own; more wait for none: 503
 MAX_BODY = 64 * 1024
 SETUP_SQL = """
 CREATE TABLE events (
@@ -212,17 +216,40 @@ class Handler(BaseHTTPRequestHandler):
         pass  # no line per request
 
 
+def setup(dsn):
+    """Makes what the feed needs and the database lacks; returns what it made."""
+    made = []
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        if conn.execute("SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'uuid_ext')").fetchone()[0]:
+            conn.execute("CREATE EXTENSION uuid_ext")
+            made.append("the extension uuid_ext")
+        try:
+            conn.execute("SELECT uuid_v7_to_facade(uuid_generate_v7())")
+        except psycopg.errors.ObjectNotInPrerequisiteState:  # 55000: no current key
+            conn.execute("SELECT uuid_facade_key_create()")
+            made.append("a façade key")
+        if conn.execute("SELECT to_regclass('events') IS NULL").fetchone()[0]:
+            conn.execute(SETUP_SQL)
+            made.append("the table events, its index and its trigger")
+    return made
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("command", choices=("setup", "serve"))
     p.add_argument("--dsn", default="", help="libpq connection string (default: the PG* variables)")
     p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--setup", action="store_true", help="serve: make what is missing first")
+    p.add_argument("--max-requests", type=int, default=MAX_REQUESTS, help="serve: at a time; beyond, 503")
     a = p.parse_args()
-    if a.command == "setup":
-        with psycopg.connect(a.dsn, autocommit=True) as conn:
-            conn.execute(SETUP_SQL)
-        return
+    if a.command == "setup" or a.setup:
+        made = setup(a.dsn)
+        print(f"made {', '.join(made)}" if made else "nothing to make: the database has what the feed needs",
+              flush=True)
+        if a.command == "setup":
+            return
     Handler.dsn = a.dsn
+    Handler.slots = threading.BoundedSemaphore(a.max_requests)
     server = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
     print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
     server.serve_forever()

@@ -19,13 +19,23 @@ it answers 410 Gone, and one made under the new key goes on. The service and
 the writers connect as a role with only the grants the example names. Before
 that, bad requests get 400: a cursor that is no UUID, a tenant that is no
 number, a body that is no JSON or has no tenant; 410 to a face of one
-tenant as another's cursor (it stands for no event of that tenant). Runs on the shared server,
-in a database of its own; needs psycopg 3.
+tenant as another's cursor (it stands for no event of that tenant).
+
+`feed.py setup` in a new database makes the extension, a façade key and
+the table, and says so; run again, it makes nothing; the service starts with
+`serve --setup` as the role with the grants (nothing to make). The service's
+role logs every statement (log_statement = all, parameters too): no event's
+key is in the server's log, while a key that role passes as a parameter is.
+A service started with --max-requests 2 answers a third request 503 while
+two long polls wait, and 200 once they end. Runs on the shared server, in a
+database of its own; needs psycopg 3.
 """
+import contextlib
 import http.client
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import threading
@@ -45,6 +55,7 @@ CREATE ROLE {APP} LOGIN;
 GRANT SELECT ON events TO {APP};
 GRANT INSERT (tenant, body) ON events TO {APP};
 GRANT EXECUTE ON FUNCTION uuid_v7_to_facade(uuid, text), uuid_facade_candidates(uuid, text) TO {APP};
+ALTER ROLE {APP} SET log_statement = 'all';
 """
 SECONDS = 6
 WRITERS = 4
@@ -215,31 +226,100 @@ def main(t):
     srv = t.shared()
     leftovers(srv)
     srv.q(f"CREATE DATABASE {DB}")
-    srv.q("CREATE EXTENSION uuid_ext; SELECT uuid_facade_key_create();", db=DB)
-    r = subprocess.run([sys.executable, FEED, "setup", "--dsn", srv.conninfo(db=DB)], capture_output=True, text=True)
-    if r.returncode != 0:
-        fail(f"feed.py setup failed:\n{r.stdout}{r.stderr}")
+    admin = srv.conninfo(db=DB)
+    made = [setup(admin) for _ in range(2)]
+    if made != [MADE, NOTHING]:
+        fail(f"feed.py setup in a new database, then again, said {made}, not {[MADE, NOTHING]}")
+    ok(f"feed.py setup in a new database: \"{MADE}\"; again: \"{NOTHING}\"")
     srv.q(GRANTS, db=DB)
     dsn = srv.conninfo(db=DB, user=APP)
-    errors = open(t.path("service.err"), "w")
-    service = subprocess.Popen([sys.executable, FEED, "serve", "--dsn", dsn, "--port", "0"],
-                               stdout=subprocess.PIPE, stderr=errors, text=True)
-    try:
-        line = service.stdout.readline()
-        if not line.startswith("listening on "):
-            fail(f"feed.py serve did not start: {line}{open(t.path('service.err')).read()}")
-        url = line.split()[-1]
+    with service(t, dsn, "--setup") as url:  # as the role with the grants: it has all it needs
         bad_requests(url)
         srv.q("DELETE FROM events", db=DB)
-        run(url, dsn, srv.conninfo(db=DB))
-    finally:
-        service.terminate()
-        service.wait(timeout=30)
-        errors.close()
-    said = open(t.path("service.err")).read()
-    if said.strip():
-        fail(f"the service wrote to its stderr:\n{said[-3000:]}")
+        log_from = srv.log_size()
+        run(url, dsn, admin)
+        no_key_logged(srv, log_from, dsn, admin)
+    with service(t, dsn, "--max-requests", "2") as url:
+        busy(url)
     leftovers(srv)
+
+
+MADE = "made the extension uuid_ext, a façade key, the table events, its index and its trigger"
+NOTHING = "nothing to make: the database has what the feed needs"
+
+
+def setup(dsn):
+    """What `feed.py setup` says it made."""
+    r = subprocess.run([sys.executable, FEED, "setup", "--dsn", dsn], capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"feed.py setup failed:\n{r.stdout}{r.stderr}")
+    return r.stdout.strip()
+
+
+@contextlib.contextmanager
+def service(t, dsn, *args):
+    """`feed.py serve` as the role of `dsn`: its URL; nothing on its stderr when it is stopped."""
+    path = t.path("service.err")
+    errors = open(path, "w")
+    proc = subprocess.Popen([sys.executable, FEED, "serve", "--dsn", dsn, "--port", "0", *args],
+                            stdout=subprocess.PIPE, stderr=errors, text=True)
+    try:
+        said = [proc.stdout.readline() for _ in range(2 if "--setup" in args else 1)]
+        if "--setup" in args and said[0].strip() != NOTHING:
+            fail(f"feed.py serve --setup, in a database that has what the feed needs, said {said[0]!r}")
+        if not said[-1].startswith("listening on "):
+            fail(f"feed.py serve did not start: {''.join(said)}{open(path).read()}")
+        yield said[-1].split()[-1]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        errors.close()
+    if open(path).read().strip():
+        fail(f"the service wrote to its stderr:\n{open(path).read()[-3000:]}")
+
+
+def busy(url):
+    """Beyond --max-requests at a time, 503 at once; a slot freed, 200 again."""
+    held = [threading.Thread(target=status, args=(url, "GET", "/events?tenant=3&wait=8")) for _ in range(2)]
+    for h in held:
+        h.start()
+    answers = []
+    wait_for(lambda: answers.append(status(url, "GET", "/events?tenant=3")) or answers[-1] == 503,
+             "a third request while two long polls wait to be answered 503", timeout=6,
+             why=lambda: f"answers: {answers}")
+    for h in held:
+        h.join()
+    after = status(url, "GET", "/events?tenant=3")
+    if after != 200:
+        fail(f"once the two long polls ended, a request was answered {after}")
+    ok("with --max-requests 2, a third request while two long polls wait is answered 503 at once; "
+       "once they end, 200")
+
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def no_key_logged(srv, log_from, dsn, admin):
+    """With every statement of the service's role logged, their parameters
+    too, no event's key is in the server's log (a key passed as a parameter
+    is: the control)."""
+    with psycopg.connect(admin, autocommit=True) as conn:
+        keys = {str(k) for k, in conn.execute("SELECT id FROM events")}
+    control = sorted(keys)[0]
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("SELECT %s::uuid IS NOT NULL AS feed_example_control", (control,))
+    with open(srv.log, "rb") as f:
+        f.seek(log_from)
+        text = f.read().decode("utf-8", "replace")
+    pages = text.count("uuid_v7_to_facade(id")
+    if control not in UUID.findall(text) or not pages:
+        fail(f"the server's log shows {pages} of the service's statements, and the control key "
+             f"{'in' if control in text else 'not in'} its parameters: the search proves nothing")
+    leaked = (set(UUID.findall(text)) & keys) - {control}
+    if leaked:
+        fail(f"{len(leaked)} of the events' keys are in the server's log, e.g. {sorted(leaked)[0]}")
+    ok(f"with log_statement = all for the service's role ({pages} statements of it in the server's log, with their "
+       f"parameters), none of the {len(keys) - 1} events' keys is in the log; a key passed as a parameter is")
 
 
 def leftovers(srv):
