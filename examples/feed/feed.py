@@ -4,6 +4,7 @@
     python3 feed.py serve --setup [--dsn DSN] [--port N]   what is missing, then the feed
     python3 feed.py setup [--dsn DSN]   what is missing: uuid_ext, a façade key, the table
     python3 feed.py serve [--dsn DSN] [--port N] [--max-requests M]
+                          [--max-connections C] [--timeout S]
                         the feed, on 127.0.0.1 (N = 0: any free port)
 
 DSN is a libpq connection string; without one, libpq's PG* variables and
@@ -13,9 +14,14 @@ DSN is a libpq connection string; without one, libpq's PG* variables and
          {"events": [{"id": ..., "body": ...}, ...], "cursor": ...}: the
          tenant's events after CURSOR, in the order of their keys; with none
          yet, it waits up to SECONDS (at most 30) for a commit: a long poll.
-         The next call passes the answer's cursor. 410 for a cursor whose
-         key was dropped.
+         The next call passes the answer's cursor (an id is no cursor). 410
+         for a cursor whose key was dropped or whose event was deleted.
     POST /events  {"tenant": T, "body": "..."}  ->  {"id": ...}
+
+A tenant is a 32-bit integer. M requests at a time work in the database
+(20), each on a connection of its own; beyond, 503 at once. C connections
+at a time (100); beyond, closed at once. A client has S seconds (10) to send
+its request and to read an answer.
 
 A page reads up to the commit watermark, so an event whose transaction
 commits after a later one's is still delivered, and no event is delivered
@@ -26,13 +32,16 @@ cursors a client sees are the faces of the keys (the façade: docs/facade.md):
 they carry neither the time an event was made nor how fast the feed grows
 (the feed's order still shows which came first). Each tenant's faces are
 made in a context of their own, so a face of one tenant tells another
-nothing.
+nothing; its cursors in another (an id is no cursor: a POST's id may stand
+for a key above the watermark, and a feed going on from it would skip rows).
 
 Needs psycopg 3, and uuid_ext preloaded by the server
 (shared_preload_libraries). setup makes in the database what is missing of
 uuid_ext, a façade key (uuid_facade_key_create()) and the table events with
-its index and trigger, and says what it made; it runs as the database's
-owner or the extension's. The role that serves needs SELECT on events, INSERT on
+its index and trigger, and says what it made. Only the database's owner or
+the extension's may make anything; a table events that is there must be the
+feed's (of one of them, its columns, default, index and trigger), else setup
+refuses and says why. The role that serves needs SELECT on events, INSERT on
 its columns tenant and body only (a key a client writes, the feed cannot
 order), and EXECUTE on uuid_v7_to_facade(uuid, text) and
 uuid_facade_candidates(uuid, text).
@@ -47,6 +56,7 @@ they were. Once the key that made a cursor is dropped
 """
 import argparse
 import json
+import sys
 import threading
 import time
 import uuid
@@ -58,6 +68,7 @@ import psycopg
 START = uuid.UUID(int=0)  # a cursor before every key
 MAX_WAIT = 30.0
 MAX_REQUESTS = 20  # at a time (--max-requests), each with a connection of its own; more wait for none: 503
+MAX_CONNECTIONS = 100  # open at a time (--max-connections), each a thread; more are closed at once
 MAX_BODY = 64 * 1024
 SETUP_SQL = """
 CREATE TABLE events (
@@ -117,23 +128,33 @@ def context(tenant):
     return f"events:{tenant}"
 
 
+def cursor_context(tenant):
+    """The context of a tenant's cursors: an id is no cursor (a POST's id
+    may stand for a key above the watermark, and would skip rows)."""
+    return f"cursor:events:{tenant}"
+
+
 # The key a cursor (a face) stands for: the tenant's event it was made from,
 # under the current key or a retired one (a rotation keeps cursors going).
-CURSOR_KEY = ("(SELECT id FROM events WHERE tenant = %(tenant)s"
-              " AND id = ANY (uuid_facade_candidates(%(after)s, %(ctx)s)))")
+CURSOR_KEY = ("(SELECT id FROM events WHERE tenant = %(tenant)s::int4"
+              " AND id = ANY (uuid_facade_candidates(%(after)s, %(cctx)s)))")
 
 
 class CursorGone(Exception):
-    """The cursor decodes to no event of the tenant: the key that made it was dropped."""
+    """The cursor decodes to no event of the tenant: the key that made it was
+    dropped, or the event was deleted (or it is no cursor of this tenant)."""
 
 
 def page_of_faces(conn, tenant, after, limit=500):
     """next_page() over faces, in one statement after the watermark's: the
-    server's log (log_statement = all) pairs no face with its key."""
-    params = {"ctx": context(tenant), "tenant": tenant, "after": after, "start": START, "limit": limit}
+    server's log (log_statement = all) pairs no face with its key. Each row:
+    the event's id (a face), its body, and the cursor that goes on after it."""
+    params = {"ctx": context(tenant), "cctx": cursor_context(tenant), "tenant": tenant, "after": after,
+              "start": START, "limit": limit}
     params["watermark"] = conn.execute("SELECT uuid_v7_watermark()").fetchone()[0]
     rows = conn.execute(
-        "SELECT uuid_v7_to_facade(id, %(ctx)s), body FROM events WHERE tenant = %(tenant)s"
+        "SELECT uuid_v7_to_facade(id, %(ctx)s), body, uuid_v7_to_facade(id, %(cctx)s)"
+        " FROM events WHERE tenant = %(tenant)s::int4"
         f" AND id > CASE WHEN %(after)s::uuid IS NULL THEN %(start)s ELSE {CURSOR_KEY} END"
         " AND id < %(watermark)s ORDER BY id LIMIT %(limit)s", params).fetchall()
     if not rows and after is not None and not conn.execute(f"SELECT {CURSOR_KEY} IS NOT NULL", params).fetchone()[0]:
@@ -151,21 +172,31 @@ def read(dsn, tenant, after, wait):
         while not rows and time.monotonic() < deadline:
             wait_for_commits(conn, timeout=min(1.0, max(0.0, deadline - time.monotonic())))
             rows = page_of_faces(conn, tenant, after)
-    events = [{"id": str(face), "body": body} for face, body in rows]
-    return {"events": events, "cursor": events[-1]["id"] if events else (str(after) if after else None)}
+    events = [{"id": str(face), "body": body} for face, body, _ in rows]
+    return {"events": events, "cursor": str(rows[-1][2]) if rows else (str(after) if after else None)}
 
 
 def add(dsn, tenant, body):
     """The answer of POST /events."""
     with psycopg.connect(dsn, autocommit=True) as conn:
-        face = conn.execute("INSERT INTO events (tenant, body) VALUES (%s, %s) RETURNING uuid_v7_to_facade(id, %s)",
-                            (tenant, body, context(tenant))).fetchone()[0]
+        face = conn.execute("INSERT INTO events (tenant, body) VALUES (%s::int4, %s)"
+                            " RETURNING uuid_v7_to_facade(id, %s)", (tenant, body, context(tenant))).fetchone()[0]
     return {"id": str(face)}
+
+
+def tenant_of(value):
+    """A tenant id: an int4, else a bad request (a larger number would be
+    compared as numeric, past the index)."""
+    tenant = int(value)
+    if not -2**31 <= tenant < 2**31:
+        raise ValueError("a tenant is a 32-bit integer")
+    return tenant
 
 
 class Handler(BaseHTTPRequestHandler):
     dsn = ""
     slots = threading.BoundedSemaphore(MAX_REQUESTS)
+    timeout = 10  # seconds a client may take to send its request, or to read an answer
 
     def answer(self, status, doc):
         data = json.dumps(doc).encode()
@@ -176,61 +207,151 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def serve(self, fn):
-        """Answers fn(): 400 for a bad request, 503 when busy or the database fails."""
+        """Answers fn() (which works in the database): 400 for a bad request,
+        503 when busy or the database fails. The slot is held while fn() runs,
+        not while the answer is written."""
         if not self.slots.acquire(blocking=False):
             return self.answer(503, {"error": "busy: try again"})
         try:
-            self.answer(200, fn())
+            status, doc = 200, fn()
         except (KeyError, ValueError, TypeError, OverflowError) as e:
-            self.answer(400, {"error": f"bad request: {e}"})
-        except psycopg.DataError as e:  # a cursor that is no face, a tenant out of range
-            self.answer(400, {"error": e.diag.message_primary})
+            status, doc = 400, {"error": f"bad request: {e}"}
+        except psycopg.DataError as e:  # a cursor that is no face
+            status, doc = 400, {"error": e.diag.message_primary or "bad request"}
         except CursorGone:
-            self.answer(410, {"error": "this cursor has expired: read the feed from its start again"})
+            status, doc = 410, {"error": "this cursor has expired: read the feed from its start again"}
         except psycopg.Error:
-            self.answer(503, {"error": "the database failed: try again"})
+            status, doc = 503, {"error": "the database failed: try again"}
         finally:
             self.slots.release()
+        self.answer(status, doc)
 
     def do_GET(self):
         url = urlparse(self.path)
         if url.path != "/events":
             return self.answer(404, {"error": "not found"})
         q = {k: v[-1] for k, v in parse_qs(url.query).items()}
-        self.serve(lambda: read(self.dsn, int(q["tenant"]), q.get("after"),
-                                min(MAX_WAIT, max(0.0, float(q.get("wait", 0))))))
+        try:
+            tenant, after = tenant_of(q["tenant"]), q.get("after")
+            wait = min(MAX_WAIT, max(0.0, float(q.get("wait", 0))))
+        except (KeyError, ValueError) as e:
+            return self.answer(400, {"error": f"bad request: {e}"})
+        self.serve(lambda: read(self.dsn, tenant, after, wait))
 
     def do_POST(self):
         if urlparse(self.path).path != "/events":
             return self.answer(404, {"error": "not found"})
-
-        def post():
+        # The body is read before a slot is taken: a client slow to send it holds none.
+        try:
             size = int(self.headers.get("Content-Length", 0))
             if not 0 <= size <= MAX_BODY:
                 raise ValueError(f"a body of 0 to {MAX_BODY} bytes")
             doc = json.loads(self.rfile.read(size) or b"{}")
-            return add(self.dsn, int(doc["tenant"]), str(doc["body"]))
-        self.serve(post)
+            tenant, body = tenant_of(doc["tenant"]), str(doc["body"])
+        except (KeyError, ValueError, TypeError, RecursionError) as e:
+            return self.answer(400, {"error": f"bad request: {type(e).__name__}"})
+        self.serve(lambda: add(self.dsn, tenant, body))
 
     def log_message(self, *args):
         pass  # no line per request
 
 
+class Server(ThreadingHTTPServer):
+    """At most `connections` connections at a time (each a thread); beyond, closed at once."""
+    daemon_threads = True
+
+    def __init__(self, address, connections):
+        super().__init__(address, Handler)
+        self.connections = threading.BoundedSemaphore(connections)
+
+    def process_request(self, request, client_address):
+        if not self.connections.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.connections.release()
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], OSError):  # a client gone, or too slow: nothing to say
+            super().handle_error(request, client_address)
+
+
+# May this role make what the feed needs: is it the database's owner or the
+# extension's (or a superuser)?
+MAY_SET_UP = """
+SELECT pg_has_role(d.datdba, 'MEMBER')
+       OR coalesce((SELECT pg_has_role(e.extowner, 'MEMBER') FROM pg_extension e WHERE e.extname = 'uuid_ext'), false)
+  FROM pg_database d WHERE d.datname = current_database()"""
+
+# What is wrong with the table events that is there: the owner (a table of
+# another role could copy every key and body), the shape, the default, the
+# index and the trigger.
+EVENTS_WRONG = """
+SELECT array_remove(ARRAY[
+  CASE WHEN c.relkind <> 'r' THEN 'it is no table' END,
+  CASE WHEN NOT (c.relowner = d.datdba OR c.relowner = e.extowner OR r.rolsuper)
+       THEN 'it belongs to ' || r.rolname || ', neither the database''s owner nor the extension''s' END,
+  CASE WHEN cols.list IS DISTINCT FROM 'id uuid, tenant integer, body text'
+       THEN 'its columns are ' || coalesce(cols.list, 'none') || ', not id uuid, tenant integer, body text' END,
+  CASE WHEN NOT EXISTS (
+         SELECT FROM pg_attrdef ad
+           JOIN pg_depend dp ON dp.classid = 'pg_attrdef'::regclass AND dp.objid = ad.oid
+                AND dp.refclassid = 'pg_proc'::regclass
+           JOIN pg_depend de ON de.classid = 'pg_proc'::regclass AND de.objid = dp.refobjid AND de.deptype = 'e'
+                AND de.refobjid = e.oid
+           JOIN pg_proc pr ON pr.oid = dp.refobjid AND pr.proname = 'uuid_generate_v7'
+          WHERE ad.adrelid = c.oid AND ad.adnum = 1)
+       THEN 'its id''s default is not uuid_ext''s uuid_generate_v7()' END,
+  CASE WHEN NOT EXISTS (SELECT FROM pg_index i WHERE i.indrelid = c.oid AND i.indkey::text = '2 1')
+       THEN 'it has no index on (tenant, id)' END,
+  CASE WHEN (SELECT array_agg(t.tgname ORDER BY t.tgname) FROM pg_trigger t
+              WHERE t.tgrelid = c.oid AND NOT t.tgisinternal) IS DISTINCT FROM '{events_notify}'
+       THEN 'its triggers are not the one events_notify' END], NULL)
+  FROM pg_class c
+  JOIN pg_roles r ON r.oid = c.relowner
+  JOIN pg_database d ON d.datname = current_database()
+  JOIN pg_extension e ON e.extname = 'uuid_ext'
+  LEFT JOIN LATERAL (SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', '
+                                       ORDER BY a.attnum) AS list
+                       FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) cols
+       ON true
+ WHERE c.oid = to_regclass('events')"""
+
+
+class SetupRefused(Exception):
+    """What the database holds, or who asks, is not what setup may build on."""
+
+
 def setup(dsn):
-    """Makes what the feed needs and the database lacks; returns what it made."""
+    """Makes what the feed needs and the database lacks; returns what it made.
+    Only the database's owner or the extension's may make anything, and a
+    table events that is there must be the feed's, made by one of them."""
     made = []
     with psycopg.connect(dsn, autocommit=True) as conn:
+        may = conn.execute(MAY_SET_UP).fetchone()[0]
+
+        def make(what, sql):
+            if not may:
+                raise SetupRefused(f"{what} is missing, and only the database's owner or the extension's may make "
+                                   f"it: run feed.py setup as one of them")
+            conn.execute(sql)
+            made.append(what)
         if conn.execute("SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'uuid_ext')").fetchone()[0]:
-            conn.execute("CREATE EXTENSION uuid_ext")
-            made.append("the extension uuid_ext")
+            make("the extension uuid_ext", "CREATE EXTENSION uuid_ext")
         try:
             conn.execute("SELECT uuid_v7_to_facade(uuid_generate_v7())")
         except psycopg.errors.ObjectNotInPrerequisiteState:  # 55000: no current key
-            conn.execute("SELECT uuid_facade_key_create()")
-            made.append("a façade key")
+            make("a façade key", "SELECT uuid_facade_key_create()")
         if conn.execute("SELECT to_regclass('events') IS NULL").fetchone()[0]:
-            conn.execute(SETUP_SQL)
-            made.append("the table events, its index and its trigger")
+            make("the table events, its index and its trigger", SETUP_SQL)
+        wrong = conn.execute(EVENTS_WRONG).fetchone()[0]
+        if wrong:
+            raise SetupRefused("the table events is not the feed's: " + "; ".join(wrong))
     return made
 
 
@@ -241,16 +362,24 @@ def main():
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--setup", action="store_true", help="serve: make what is missing first")
     p.add_argument("--max-requests", type=int, default=MAX_REQUESTS, help="serve: at a time; beyond, 503")
+    p.add_argument("--max-connections", type=int, default=MAX_CONNECTIONS,
+                   help="serve: open at a time; beyond, closed at once")
+    p.add_argument("--timeout", type=float, default=Handler.timeout,
+                   help="serve: seconds a client may take to send a request or read an answer")
     a = p.parse_args()
     if a.command == "setup" or a.setup:
-        made = setup(a.dsn)
+        try:
+            made = setup(a.dsn)
+        except SetupRefused as e:
+            raise SystemExit(f"feed.py setup: {e}")
         print(f"made {', '.join(made)}" if made else "nothing to make: the database has what the feed needs",
               flush=True)
         if a.command == "setup":
             return
     Handler.dsn = a.dsn
     Handler.slots = threading.BoundedSemaphore(a.max_requests)
-    server = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
+    Handler.timeout = a.timeout
+    server = Server(("127.0.0.1", a.port), a.max_connections)
     print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
     server.serve_forever()
 

@@ -36,6 +36,7 @@ import json
 import os
 import random
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -48,6 +49,8 @@ from pg import fail, ok, run_for, wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FEED = os.path.join(ROOT, "examples", "feed", "feed.py")
+sys.path.insert(0, os.path.dirname(FEED))
+from feed import SETUP_SQL  # noqa: E402
 DB = "feed_example"
 APP = "feed_example_app"
 GRANTS = f"""
@@ -207,19 +210,30 @@ def status(url, method, path, body=None, headers=None):
 def bad_requests(url):
     one = post(url, 1, "tenant 1's")["id"]
     post(url, 2, "tenant 2's")
+    cursor = get(url, 1, None, 10)["cursor"]
     answers = {
         "a cursor that is no UUID": status(url, "GET", "/events?tenant=1&after=nope"),
         "a tenant that is no number": status(url, "GET", "/events?tenant=x"),
+        "a tenant of 2^63 (numeric to psycopg: past the index, and an operator a role may plant)":
+            status(url, "GET", "/events?tenant=9223372036854775808"),
+        "a tenant of 2^31 in a POST": status(url, "POST", "/events", b'{"tenant": 2147483648, "body": "x"}'),
         "a body that is no JSON": status(url, "POST", "/events", b"{", {"Content-Type": "application/json"}),
         "a body without a tenant": status(url, "POST", "/events", b'{"body": "x"}'),
+        "a body nested 60,000 deep": status(url, "POST", "/events", b"[" * 60000),
     }
     wrong = {k: v for k, v in answers.items() if v != 400}
     if wrong:
         fail(f"the service did not answer 400 to {wrong}")
-    crossed = status(url, "GET", f"/events?tenant=2&after={one}")
-    if crossed != 410:
-        fail(f"tenant 1's face as tenant 2's cursor: {crossed}")
-    ok(f"the service answers 400 to {', '.join(answers)}; 410 to a face of one tenant as another's cursor")
+    gone = {
+        "tenant 1's cursor as tenant 2's": status(url, "GET", f"/events?tenant=2&after={cursor}"),
+        # A POST's id may stand for a key above the watermark: going on from
+        # it would skip the rows of transactions still open below it.
+        "an id (a POST's) as its tenant's cursor": status(url, "GET", f"/events?tenant=1&after={one}"),
+    }
+    if set(gone.values()) != {410} or status(url, "GET", f"/events?tenant=1&after={cursor}") != 200:
+        fail(f"the service answered {gone} (not 410), or {status(url, 'GET', f'/events?tenant=1&after={cursor}')} "
+             "to tenant 1's own cursor")
+    ok(f"the service answers 400 to {', '.join(answers)}; 410 to {' and '.join(gone)}; 200 to a tenant's cursor")
 
 
 def main(t):
@@ -239,8 +253,10 @@ def main(t):
         log_from = srv.log_size()
         run(url, dsn, admin)
         no_key_logged(srv, log_from, dsn, admin)
-    with service(t, dsn, "--max-requests", "2") as url:
+    with service(t, dsn, "--max-requests", "2", "--max-connections", "6", "--timeout", "2") as url:
         busy(url)
+        slow_clients(url)
+    refusals(srv)
     leftovers(srv)
 
 
@@ -296,6 +312,77 @@ def busy(url):
        "once they end, 200")
 
 
+def slow_clients(url):
+    """Clients that send a request slowly, or never: a POST whose body does
+    not come holds no slot; connections beyond --max-connections are closed
+    at once; a client that sends nothing is closed after --timeout."""
+    host, port = url.split("//")[1].split(":")
+    slow = []
+    for _ in range(2):
+        s = socket.create_connection((host, int(port)))
+        s.sendall(b"POST /events HTTP/1.1\r\nContent-Length: 100\r\n\r\n")
+        slow.append(s)
+    while_posts_wait = status(url, "GET", "/events?tenant=3")
+    for _ in range(4):
+        s = socket.create_connection((host, int(port)))
+        s.sendall(b"GET /events?tenant=3 HTTP/1.1\r\nHost: x\r\n")
+        slow.append(s)
+    try:
+        beyond = status(url, "GET", "/events?tenant=3")
+    except (ConnectionError, http.client.HTTPException) as e:
+        beyond = type(e).__name__
+    answers = []
+    wait_for(lambda: answers.append(status_or_error(url)) or answers[-1] == 200,
+             "a request to be answered once the slow clients' 2 s ran out", timeout=20, why=lambda: answers)
+    for s in slow:
+        s.close()
+    if while_posts_wait != 200 or beyond not in ("RemoteDisconnected", "ConnectionResetError"):
+        fail(f"with 2 POSTs waiting for their bodies, a GET was answered {while_posts_wait}; with 6 connections "
+             f"open (--max-connections 6), a seventh got {beyond}, not closed")
+    ok("two POSTs whose bodies never come hold no slot (a GET beside them: 200); with 6 connections open "
+       f"(--max-connections 6) a seventh is closed at once ({beyond}); 2 s later (--timeout 2) the slow ones "
+       "are closed and a request is answered 200")
+
+
+def status_or_error(url):
+    try:
+        return status(url, "GET", "/events?tenant=3")
+    except (ConnectionError, http.client.HTTPException) as e:
+        return type(e).__name__
+
+
+MALLORY = "feed_example_mallory"
+OTHER_DB = "feed_example_b"
+
+
+def refusals(srv):
+    """setup makes nothing as a role that owns neither the database nor the
+    extension, and takes no table events that is not the feed's."""
+    srv.q(f"CREATE DATABASE {OTHER_DB}; CREATE ROLE {MALLORY} LOGIN")
+    srv.q(f"CREATE EXTENSION uuid_ext; SELECT uuid_facade_key_create(); "
+          f"GRANT CREATE ON SCHEMA public TO {APP}, {MALLORY}; "
+          f"GRANT EXECUTE ON FUNCTION uuid_v7_to_facade(uuid, text) TO {APP}", db=OTHER_DB)
+    admin, app = srv.conninfo(db=OTHER_DB), srv.conninfo(db=OTHER_DB, user=APP)
+    said = {}
+
+    def refused(who, dsn, why):
+        r = subprocess.run([sys.executable, FEED, "setup", "--dsn", dsn], capture_output=True, text=True)
+        said[who] = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.stdout.strip()
+        if r.returncode == 0 or why not in r.stderr or "Traceback" in r.stderr:
+            fail(f"feed.py setup {who}: exit {r.returncode}, said {r.stdout}{r.stderr} (not a refusal naming {why!r})")
+    refused("as the service's role (which may CREATE in public), no table there", app,
+            "only the database's owner or the extension's")
+    if srv.q("SELECT to_regclass('events') IS NULL", db=OTHER_DB) != "t":
+        fail("a refused setup made the table events")
+    srv.q("CREATE TABLE events (id bigserial PRIMARY KEY, tenant int, body text)", db=OTHER_DB)
+    refused("over a table events of another shape", admin, "its columns are id bigint")
+    srv.q("DROP TABLE events", db=OTHER_DB)
+    with psycopg.connect(srv.conninfo(db=OTHER_DB, user=MALLORY), autocommit=True) as conn:
+        conn.execute(SETUP_SQL)
+    refused("over the feed's table made by another role", admin, f"it belongs to {MALLORY}")
+    ok("feed.py setup refuses, saying why and making nothing: " + "; ".join(f"{k}: {v}" for k, v in said.items()))
+
+
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
@@ -328,7 +415,9 @@ def leftovers(srv):
         for gid in srv.q(f"SELECT gid FROM pg_prepared_xacts WHERE database = '{DB}'", db=DB).split():
             srv.q(f"ROLLBACK PREPARED '{gid}'", db=DB)
     srv.q(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
+    srv.q(f"DROP DATABASE IF EXISTS {OTHER_DB} WITH (FORCE)")
     srv.q(f"DROP ROLE IF EXISTS {APP}")
+    srv.q(f"DROP ROLE IF EXISTS {MALLORY}")
 
 
 def run(url, dsn, admin):
