@@ -56,6 +56,8 @@ they were. Once the key that made a cursor is dropped
 """
 import argparse
 import json
+import re
+import socket
 import sys
 import threading
 import time
@@ -70,6 +72,7 @@ MAX_WAIT = 30.0
 MAX_REQUESTS = 20  # at a time (--max-requests), each with a connection of its own; more wait for none: 503
 MAX_CONNECTIONS = 100  # open at a time (--max-connections), each a thread; more are closed at once
 MAX_BODY = 64 * 1024
+MAX_PAGE = 1024 * 1024  # bytes of bodies in an answer
 SETUP_SQL = """
 CREATE TABLE events (
   id uuid PRIMARY KEY DEFAULT uuid_generate_v7(),
@@ -172,6 +175,13 @@ def read(dsn, tenant, after, wait):
         while not rows and time.monotonic() < deadline:
             wait_for_commits(conn, timeout=min(1.0, max(0.0, deadline - time.monotonic())))
             rows = page_of_faces(conn, tenant, after)
+    # At most MAX_PAGE bytes of bodies (one event at least): the answer a slow client is sent is small.
+    size = 0
+    for n, (_, body, _) in enumerate(rows):
+        size += len(body)
+        if size > MAX_PAGE and n:
+            rows = rows[:n]
+            break
     events = [{"id": str(face), "body": body} for face, body, _ in rows]
     return {"events": events, "cursor": str(rows[-1][2]) if rows else (str(after) if after else None)}
 
@@ -185,18 +195,36 @@ def add(dsn, tenant, body):
 
 
 def tenant_of(value):
-    """A tenant id: an int4, else a bad request (a larger number would be
-    compared as numeric, past the index)."""
-    tenant = int(value)
-    if not -2**31 <= tenant < 2**31:
+    """A tenant id: an int4 (a JSON integer, or digits in a URL), else a bad
+    request (a larger number would be compared as numeric, past the index)."""
+    if isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,10}", value):
+        value = int(value)
+    if type(value) is not int or not -2**31 <= value < 2**31:
         raise ValueError("a tenant is a 32-bit integer")
-    return tenant
+    return value
 
 
 class Handler(BaseHTTPRequestHandler):
     dsn = ""
     slots = threading.BoundedSemaphore(MAX_REQUESTS)
-    timeout = 10  # seconds a client may take to send its request, or to read an answer
+    timeout = 10  # seconds a client may take to send its whole request, and for each write of an answer
+
+    def handle(self):
+        # One deadline for the whole request (the socket's timeout is for
+        # each read: a byte at a time would hold the connection for ever).
+        self.deadline = threading.Timer(self.timeout, self.cut)
+        self.deadline.daemon = True
+        self.deadline.start()
+        try:
+            super().handle()
+        finally:
+            self.deadline.cancel()
+
+    def cut(self):
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     def answer(self, status, doc):
         data = json.dumps(doc).encode()
@@ -230,6 +258,7 @@ class Handler(BaseHTTPRequestHandler):
         url = urlparse(self.path)
         if url.path != "/events":
             return self.answer(404, {"error": "not found"})
+        self.deadline.cancel()  # the request is in: a long poll may take its time
         q = {k: v[-1] for k, v in parse_qs(url.query).items()}
         try:
             tenant, after = tenant_of(q["tenant"]), q.get("after")
@@ -246,9 +275,11 @@ class Handler(BaseHTTPRequestHandler):
             size = int(self.headers.get("Content-Length", 0))
             if not 0 <= size <= MAX_BODY:
                 raise ValueError(f"a body of 0 to {MAX_BODY} bytes")
-            doc = json.loads(self.rfile.read(size) or b"{}")
+            data = self.rfile.read(size)
+            self.deadline.cancel()
+            doc = json.loads(data or b"{}")
             tenant, body = tenant_of(doc["tenant"]), str(doc["body"])
-        except (KeyError, ValueError, TypeError, RecursionError) as e:
+        except (KeyError, ValueError, TypeError, OverflowError, RecursionError) as e:
             return self.answer(400, {"error": f"bad request: {type(e).__name__}"})
         self.serve(lambda: add(self.dsn, tenant, body))
 
@@ -268,7 +299,11 @@ class Server(ThreadingHTTPServer):
         if not self.connections.acquire(blocking=False):
             self.shutdown_request(request)
             return
-        super().process_request(request, client_address)
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # no thread started: its place is given back
+            self.connections.release()
+            raise
 
     def process_request_thread(self, request, client_address):
         try:
@@ -281,6 +316,10 @@ class Server(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
+# setup's questions about the catalog run with search_path = pg_catalog,
+# pg_temp: a function or operator another role made in a schema on the
+# path (public, in a database made before PostgreSQL 15) cannot answer them.
+
 # May this role make what the feed needs: is it the database's owner or the
 # extension's (or a superuser)?
 MAY_SET_UP = """
@@ -288,39 +327,57 @@ SELECT pg_has_role(d.datdba, 'MEMBER')
        OR coalesce((SELECT pg_has_role(e.extowner, 'MEMBER') FROM pg_extension e WHERE e.extname = 'uuid_ext'), false)
   FROM pg_database d WHERE d.datname = current_database()"""
 
-# What is wrong with the table events that is there: the owner (a table of
-# another role could copy every key and body), the shape, the default, the
-# index and the trigger.
+# The schema of uuid_ext, quoted, or NULL.
+EXTENSION_SCHEMA = """
+SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+ WHERE e.extname = 'uuid_ext'"""
+
+# What is wrong with the table events that is there (%s: its oid): its
+# owner (a table of another role could copy every key and body), its
+# columns, its id's default, its index, its trigger, rules.
 EVENTS_WRONG = """
+WITH t AS (
+  SELECT c.oid, c.relkind, c.relhasrules, r.rolname,
+         c.relowner = d.datdba OR c.relowner = e.extowner OR r.rolsuper AS trusted,
+         (SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
+                            || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END, ', ' ORDER BY a.attnum)
+            FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns,
+         (SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'id') AS id,
+         (SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant') AS tenant,
+         e.oid AS ext, d.datdba, e.extowner
+    FROM pg_class c
+    JOIN pg_roles r ON r.oid = c.relowner
+    JOIN pg_database d ON d.datname = current_database()
+    JOIN pg_extension e ON e.extname = 'uuid_ext'
+   WHERE c.oid = %s)
 SELECT array_remove(ARRAY[
-  CASE WHEN c.relkind <> 'r' THEN 'it is no table' END,
-  CASE WHEN NOT (c.relowner = d.datdba OR c.relowner = e.extowner OR r.rolsuper)
-       THEN 'it belongs to ' || r.rolname || ', neither the database''s owner nor the extension''s' END,
-  CASE WHEN cols.list IS DISTINCT FROM 'id uuid, tenant integer, body text'
-       THEN 'its columns are ' || coalesce(cols.list, 'none') || ', not id uuid, tenant integer, body text' END,
+  CASE WHEN t.relkind <> 'r' THEN 'it is no table' END,
+  CASE WHEN NOT t.trusted
+       THEN 'it belongs to ' || t.rolname || ', neither the database''s owner nor the extension''s' END,
+  CASE WHEN t.columns IS DISTINCT FROM 'id uuid not null, tenant integer not null, body text not null'
+       THEN 'its columns are ' || coalesce(t.columns, 'none')
+            || ', not id uuid not null, tenant integer not null, body text not null' END,
   CASE WHEN NOT EXISTS (
          SELECT FROM pg_attrdef ad
            JOIN pg_depend dp ON dp.classid = 'pg_attrdef'::regclass AND dp.objid = ad.oid
                 AND dp.refclassid = 'pg_proc'::regclass
            JOIN pg_depend de ON de.classid = 'pg_proc'::regclass AND de.objid = dp.refobjid AND de.deptype = 'e'
-                AND de.refobjid = e.oid
+                AND de.refobjid = t.ext
            JOIN pg_proc pr ON pr.oid = dp.refobjid AND pr.proname = 'uuid_generate_v7'
-          WHERE ad.adrelid = c.oid AND ad.adnum = 1)
+          WHERE ad.adrelid = t.oid AND ad.adnum = t.id)
        THEN 'its id''s default is not uuid_ext''s uuid_generate_v7()' END,
-  CASE WHEN NOT EXISTS (SELECT FROM pg_index i WHERE i.indrelid = c.oid AND i.indkey::text = '2 1')
+  CASE WHEN NOT EXISTS (SELECT FROM pg_index i WHERE i.indrelid = t.oid AND i.indisvalid AND i.indpred IS NULL
+                          AND i.indexprs IS NULL AND i.indkey::text = t.tenant || ' ' || t.id)
        THEN 'it has no index on (tenant, id)' END,
-  CASE WHEN (SELECT array_agg(t.tgname ORDER BY t.tgname) FROM pg_trigger t
-              WHERE t.tgrelid = c.oid AND NOT t.tgisinternal) IS DISTINCT FROM '{events_notify}'
-       THEN 'its triggers are not the one events_notify' END], NULL)
-  FROM pg_class c
-  JOIN pg_roles r ON r.oid = c.relowner
-  JOIN pg_database d ON d.datname = current_database()
-  JOIN pg_extension e ON e.extname = 'uuid_ext'
-  LEFT JOIN LATERAL (SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', '
-                                       ORDER BY a.attnum) AS list
-                       FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) cols
-       ON true
- WHERE c.oid = to_regclass('events')"""
+  CASE WHEN (SELECT array_agg(tg.tgname || ' ' || tg.tgenabled::text || ' ' || p.proname
+                              || CASE WHEN p.proowner IN (t.datdba, t.extowner)
+                                        OR (SELECT rolsuper FROM pg_roles WHERE oid = p.proowner)
+                                      THEN '' ELSE ' untrusted' END ORDER BY tg.tgname)
+               FROM pg_trigger tg JOIN pg_proc p ON p.oid = tg.tgfoid
+              WHERE tg.tgrelid = t.oid AND NOT tg.tgisinternal) IS DISTINCT FROM '{"events_notify O events_notify"}'
+       THEN 'its triggers are not the one events_notify, enabled, of the owner''s function events_notify' END,
+  CASE WHEN t.relhasrules THEN 'it has rules' END], NULL)
+  FROM t"""
 
 
 class SetupRefused(Exception):
@@ -333,23 +390,32 @@ def setup(dsn):
     table events that is there must be the feed's, made by one of them."""
     made = []
     with psycopg.connect(dsn, autocommit=True) as conn:
-        may = conn.execute(MAY_SET_UP).fetchone()[0]
+        def catalog(sql, params=()):
+            with conn.transaction():
+                conn.execute("SET LOCAL search_path = pg_catalog, pg_temp")
+                row = conn.execute(sql, params).fetchone()
+                return row[0] if row else None
 
-        def make(what, sql):
+        may = catalog(MAY_SET_UP)
+
+        def make(what, sql, qualified=False):
             if not may:
                 raise SetupRefused(f"{what} is missing, and only the database's owner or the extension's may make "
                                    f"it: run feed.py setup as one of them")
-            conn.execute(sql)
+            catalog(sql) if qualified else conn.execute(sql)
             made.append(what)
-        if conn.execute("SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'uuid_ext')").fetchone()[0]:
+        if catalog(EXTENSION_SCHEMA) is None:
             make("the extension uuid_ext", "CREATE EXTENSION uuid_ext")
+        ext = catalog(EXTENSION_SCHEMA)
         try:
-            conn.execute("SELECT uuid_v7_to_facade(uuid_generate_v7())")
+            catalog(f"SELECT {ext}.uuid_v7_to_facade({ext}.uuid_generate_v7())")
         except psycopg.errors.ObjectNotInPrerequisiteState:  # 55000: no current key
-            make("a façade key", "SELECT uuid_facade_key_create()")
-        if conn.execute("SELECT to_regclass('events') IS NULL").fetchone()[0]:
+            make("a façade key", f"SELECT {ext}.uuid_facade_key_create()", qualified=True)
+        # The table the service's unqualified name finds, on this session's search_path.
+        table = "SELECT pg_catalog.to_regclass('events')::pg_catalog.oid"
+        if conn.execute(table).fetchone()[0] is None:
             make("the table events, its index and its trigger", SETUP_SQL)
-        wrong = conn.execute(EVENTS_WRONG).fetchone()[0]
+        wrong = catalog(EVENTS_WRONG, (conn.execute(table).fetchone()[0],))
         if wrong:
             raise SetupRefused("the table events is not the feed's: " + "; ".join(wrong))
     return made
@@ -372,6 +438,8 @@ def main():
             made = setup(a.dsn)
         except SetupRefused as e:
             raise SystemExit(f"feed.py setup: {e}")
+        except psycopg.Error as e:
+            raise SystemExit(f"feed.py setup: the database refused: {e}")
         print(f"made {', '.join(made)}" if made else "nothing to make: the database has what the feed needs",
               flush=True)
         if a.command == "setup":

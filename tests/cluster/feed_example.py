@@ -36,6 +36,7 @@ import json
 import os
 import random
 import re
+import select
 import socket
 import subprocess
 import sys
@@ -217,6 +218,9 @@ def bad_requests(url):
         "a tenant of 2^63 (numeric to psycopg: past the index, and an operator a role may plant)":
             status(url, "GET", "/events?tenant=9223372036854775808"),
         "a tenant of 2^31 in a POST": status(url, "POST", "/events", b'{"tenant": 2147483648, "body": "x"}'),
+        "a tenant of 1e400 (infinity to JSON)": status(url, "POST", "/events", b'{"tenant": 1e400, "body": "x"}'),
+        "a tenant of true": status(url, "POST", "/events", b'{"tenant": true, "body": "x"}'),
+        "a tenant of 1.9": status(url, "POST", "/events", b'{"tenant": 1.9, "body": "x"}'),
         "a body that is no JSON": status(url, "POST", "/events", b"{", {"Content-Type": "application/json"}),
         "a body without a tenant": status(url, "POST", "/events", b'{"body": "x"}'),
         "a body nested 60,000 deep": status(url, "POST", "/events", b"[" * 60000),
@@ -249,12 +253,13 @@ def main(t):
     dsn = srv.conninfo(db=DB, user=APP)
     with service(t, dsn, "--setup") as url:  # as the role with the grants: it has all it needs
         bad_requests(url)
+        big_pages(url, admin)
         srv.q("DELETE FROM events", db=DB)
         log_from = srv.log_size()
         run(url, dsn, admin)
         no_key_logged(srv, log_from, dsn, admin)
     with service(t, dsn, "--max-requests", "2", "--max-connections", "6", "--timeout", "2") as url:
-        busy(url)
+        busy(url, srv)
         slow_clients(url)
     refusals(srv)
     leftovers(srv)
@@ -294,20 +299,28 @@ def service(t, dsn, *args):
         fail(f"the service wrote to its stderr:\n{open(path).read()[-3000:]}")
 
 
-def busy(url):
+def busy(url, srv):
     """Beyond --max-requests at a time, 503 at once; a slot freed, 200 again."""
-    held = [threading.Thread(target=status, args=(url, "GET", "/events?tenant=3&wait=8")) for _ in range(2)]
-    for h in held:
+    held = []
+
+    def hold():
+        try:
+            held.append(status(url, "GET", "/events?tenant=3&wait=8"))
+        except (OSError, http.client.HTTPException) as e:
+            held.append(type(e).__name__)
+    threads = [threading.Thread(target=hold) for _ in range(2)]
+    for h in threads:
         h.start()
-    answers = []
-    wait_for(lambda: answers.append(status(url, "GET", "/events?tenant=3")) or answers[-1] == 503,
-             "a third request while two long polls wait to be answered 503", timeout=6,
-             why=lambda: f"answers: {answers}")
-    for h in held:
+    # Both long polls wait, each in a session of the service's role.
+    wait_for(lambda: srv.q(f"SELECT count(*) FROM pg_stat_activity WHERE usename = '{APP}'") == "2",
+             "the two long polls' sessions", timeout=30)
+    third = status(url, "GET", "/events?tenant=3")
+    for h in threads:
         h.join()
     after = status(url, "GET", "/events?tenant=3")
-    if after != 200:
-        fail(f"once the two long polls ended, a request was answered {after}")
+    if third != 503 or held != [200, 200] or after != 200:
+        fail(f"with --max-requests 2: a third request while two long polls waited was answered {third}; "
+             f"the long polls {held}; a request once they ended {after}")
     ok("with --max-requests 2, a third request while two long polls wait is answered 503 at once; "
        "once they end, 200")
 
@@ -342,6 +355,46 @@ def slow_clients(url):
     ok("two POSTs whose bodies never come hold no slot (a GET beside them: 200); with 6 connections open "
        f"(--max-connections 6) a seventh is closed at once ({beyond}); 2 s later (--timeout 2) the slow ones "
        "are closed and a request is answered 200")
+    # A client that sends its request a byte every half second: within the
+    # socket's timeout at each read, not within the request's.
+    s = socket.create_connection((host, int(port)))
+    t0, closed = time.monotonic(), None
+    for ch in b"GET /events?tenant=3 HTTP/1.1\r\nHost: x\r\n" * 4:
+        readable, _, _ = select.select([s], [], [], 0.5)
+        try:
+            if readable and s.recv(1) == b"":
+                closed = time.monotonic() - t0
+                break
+            s.sendall(bytes([ch]))
+        except OSError:
+            closed = time.monotonic() - t0
+            break
+    s.close()
+    if closed is None or closed > 5:
+        fail(f"a request sent a byte every 0.5 s was not cut off within 5 s (--timeout 2): {closed}")
+    ok(f"a request sent a byte every half second is cut off after {closed:.1f} s (--timeout 2: for the whole request)")
+
+
+def big_pages(url, admin):
+    """A page holds at most 1 MB of bodies (one event at least); the cursor goes on from its last."""
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute("INSERT INTO events (tenant, body) SELECT 4, repeat(chr(65 + n % 26), 65536) "
+                     "FROM generate_series(1, 30) n")
+    cursor, pages, got = None, [], []
+    while len(got) < 30 and len(pages) < 40:
+        q = "/events?tenant=4&wait=10" + (f"&after={cursor}" if cursor else "")
+        with urllib.request.urlopen(url + q, timeout=60) as r:
+            data = r.read()
+        page = json.loads(data)
+        pages.append(len(data))
+        got += [e["body"] for e in page["events"]]
+        cursor = page["cursor"]
+    want = [chr(65 + n % 26) * 65536 for n in range(1, 31)]
+    if got != want or max(pages) > 1024 * 1024 + 70_000:
+        fail(f"tenant 4's 30 events of 64 kB came in pages of {pages} bytes, "
+             f"{'in order' if got == want else 'not as written'}")
+    ok(f"30 events of 64 kB come in pages of at most 1 MB of bodies ({len(pages)} pages, the largest "
+       f"{max(pages):,} bytes), in order, each once")
 
 
 def status_or_error(url):
@@ -377,10 +430,24 @@ def refusals(srv):
     srv.q("CREATE TABLE events (id bigserial PRIMARY KEY, tenant int, body text)", db=OTHER_DB)
     refused("over a table events of another shape", admin, "its columns are id bigint")
     srv.q("DROP TABLE events", db=OTHER_DB)
-    with psycopg.connect(srv.conninfo(db=OTHER_DB, user=MALLORY), autocommit=True) as conn:
-        conn.execute(SETUP_SQL)
-    refused("over the feed's table made by another role", admin, f"it belongs to {MALLORY}")
-    ok("feed.py setup refuses, saying why and making nothing: " + "; ".join(f"{k}: {v}" for k, v in said.items()))
+    def as_mallory(sql):
+        with psycopg.connect(srv.conninfo(db=OTHER_DB, user=MALLORY), autocommit=True) as conn:
+            conn.execute(sql)
+    as_mallory(SETUP_SQL)
+    # Hers, with a function that would answer setup's check (an exact
+    # match of array_remove() beats pg_catalog's polymorphic one) and
+    # tells her whose rights it ran with.
+    as_mallory("CREATE TABLE public.ran (who text); GRANT INSERT ON public.ran TO PUBLIC; "
+               "CREATE FUNCTION public.array_remove(text[], text) RETURNS text[] LANGUAGE sql "
+               "AS $$ INSERT INTO public.ran VALUES (current_user) RETURNING NULL::text[] $$")
+    refused("over the feed's table made by another role, with her array_remove() on the path", admin,
+            f"it belongs to {MALLORY}")
+    if srv.q("SELECT count(*) FROM public.ran", db=OTHER_DB) != "0":
+        fail("setup ran a function another role planted on its search_path")
+    as_mallory("DROP TABLE events; DROP FUNCTION events_notify()")
+    srv.q(SETUP_SQL + "ALTER TABLE events DISABLE TRIGGER events_notify", db=OTHER_DB)
+    refused("over the feed's table with its trigger disabled", admin, "its triggers are not")
+    ok("feed.py setup refuses, saying why, making nothing and running nothing of another role's: " + "; ".join(f"{k}: {v}" for k, v in said.items()))
 
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
