@@ -404,18 +404,21 @@ def setup(dsn):
                                    f"it: run feed.py setup as one of them")
             catalog(sql) if qualified else conn.execute(sql)
             made.append(what)
-        if catalog(EXTENSION_SCHEMA) is None:
-            make("the extension uuid_ext", "CREATE EXTENSION uuid_ext")
         ext = catalog(EXTENSION_SCHEMA)
+        if ext is None:
+            make("the extension uuid_ext", "CREATE EXTENSION uuid_ext")
+            ext = catalog(EXTENSION_SCHEMA)
         try:
             catalog(f"SELECT {ext}.uuid_v7_to_facade({ext}.uuid_generate_v7())")
         except psycopg.errors.ObjectNotInPrerequisiteState:  # 55000: no current key
             make("a façade key", f"SELECT {ext}.uuid_facade_key_create()", qualified=True)
         # The table the service's unqualified name finds, on this session's search_path.
         table = "SELECT pg_catalog.to_regclass('events')::pg_catalog.oid"
-        if conn.execute(table).fetchone()[0] is None:
+        oid = conn.execute(table).fetchone()[0]
+        if oid is None:
             make("the table events, its index and its trigger", SETUP_SQL)
-        wrong = catalog(EVENTS_WRONG, (conn.execute(table).fetchone()[0],))
+            oid = conn.execute(table).fetchone()[0]
+        wrong = catalog(EVENTS_WRONG, (oid,))
         if wrong:
             raise SetupRefused("the table events is not the feed's: " + "; ".join(wrong))
     return made
