@@ -34,12 +34,14 @@ with `scripts/package --pg-config`.
 """
 import contextlib
 import glob
+import json
 import os
 import re
 import shutil
 import subprocess
 import tarfile
 import tempfile
+import zipfile
 
 import extension
 import regress
@@ -480,3 +482,64 @@ def deb(t):
        f"{depends.split(',')[0]}) over an earlier .deb of the package, whose uuid_ext--{EARLIER}.sql it leaves "
        "no trace of; a pg_createcluster cluster preloading it, a uuid7 table of 1000 keys; apt-get remove leaves "
        "none of its files")
+
+
+# scripts/setup installs it (cargo install pgxn_meta).
+PGXN_META = os.path.join(os.environ.get("UUID_EXT_PG_ROOT", "/opt/uuid_ext"), "tools", "bin", "pgxn_meta")
+
+
+def pgxn(t):
+    """The PGXN distribution (docs/operations.md#pgxn): META.json valid under
+    PGXN's spec (pgxn_meta; a copy without its licence is not), its versions
+    those of Cargo.toml and uuid_ext.control; `scripts/package --pgxn`'s zip,
+    unpacked in a new directory, built with `make` and installed with `make
+    install` against this PostgreSQL; a new server preloading it makes keys
+    on the shared sequencer. Against 15 and 18 (the majors PGXN's build is
+    tested with), where this installation has its server headers."""
+    if t.pg.major not in (15, 18):
+        raise Skip(f"PGXN's make is tested against PostgreSQL 15 and 18, not {t.pg.major}")
+    includes = subprocess.run([t.pg.pg_config, "--includedir-server"], capture_output=True, text=True).stdout.strip()
+    if not os.path.exists(os.path.join(includes, "postgres.h")):
+        raise Skip(f"PostgreSQL {t.pg.release} here has no server headers ({includes}): make cannot build against it")
+    if not shutil.which("git"):
+        raise Skip("no git here: the zip is made from the clone (the host's run tests it)")
+    if not os.access(PGXN_META, os.X_OK):
+        fail(f"no {PGXN_META}: scripts/setup installs it")
+    meta = json.load(open(os.path.join(ROOT, "META.json")))
+    versions = (meta["version"], meta["provides"]["uuid_ext"]["version"])
+    if versions != (crate_version(), ext_version()):
+        fail(f"META.json says {versions}, Cargo.toml and uuid_ext.control {(crate_version(), ext_version())}")
+    bad = t.path("META-without-licence.json")
+    json.dump({k: v for k, v in meta.items() if k != "license"}, open(bad, "w"))
+    checks = [subprocess.run([PGXN_META, p], capture_output=True, text=True) for p in (os.path.join(ROOT, "META.json"), bad)]
+    if checks[0].returncode != 0 or checks[1].returncode == 0:
+        fail(f"pgxn_meta: META.json {checks[0].stdout}{checks[0].stderr}; without a licence: exit {checks[1].returncode}")
+    dist = t.path("pgxn")
+    r = subprocess.run([os.path.join(ROOT, "scripts", "package"), "--pgxn", dist], cwd=ROOT, capture_output=True,
+                       text=True)
+    zips = glob.glob(os.path.join(dist, "*.zip"))
+    if r.returncode != 0 or zips != [os.path.join(dist, f"uuid_ext-{crate_version()}.zip")]:
+        fail(f"scripts/package --pgxn: exit {r.returncode}, wrote {zips}:\n{r.stderr}")
+    with zipfile.ZipFile(zips[0]) as z:
+        roots = {n.split("/")[0] for n in z.namelist()}
+        z.extractall(t.path("unzipped"))
+    if roots != {f"uuid_ext-{crate_version()}"}:
+        fail(f"the zip's root is {roots}, not one uuid_ext-{crate_version()}/")
+    src = t.path("unzipped", f"uuid_ext-{crate_version()}")
+    remove_installed(t)
+    # The packages' build directory where scripts/test names it (its
+    # dependencies built with the same profile and headers), else one here.
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    env["CARGO_TARGET_DIR"] = os.environ.get("UUID_EXT_PACKAGES_TARGET") or t.path("target")
+    for target in ("all", "install"):
+        r = subprocess.run(["make", target, f"PG_CONFIG={t.pg.pg_config}"], cwd=src, env=env, capture_output=True,
+                           text=True)
+        if r.returncode != 0:
+            fail(f"make {target} PG_CONFIG={t.pg.pg_config}:\n{(r.stdout + r.stderr)[-5000:]}")
+    srv = t.server("pgxn").create("shared_preload_libraries = 'uuid_ext'")
+    said = srv.q("CREATE EXTENSION uuid_ext; SELECT uuid_ext_info() ->> 'version', uuid_ext_info() ->> 'sequencer', "
+                 "uuid_extract_version(uuid_generate_v7())")
+    if said.splitlines()[-1] != f"{crate_version()}|shared|7":
+        fail(f"the library make installed: {said}")
+    ok(f"META.json valid under PGXN's spec (pgxn_meta; without its licence, not); the zip of scripts/package --pgxn "
+       f"unpacked, make and make install against {t.pg.release}: uuid_ext {crate_version()}, the shared sequencer")
