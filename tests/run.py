@@ -65,7 +65,7 @@ LAYERS = ("core", "pg_test", "regress", "not_preloaded", "upgrade", "docs", "cli
 # What each layer's tests need of the PostgreSQL under test.
 NEEDS_BUILD = {"regress", "not_preloaded", "upgrade", "docs", "clients", "cluster", "demo", "minors", "pg_upgrade"}
 NEEDS_STANDINS = {"regress", "upgrade", "docs", "cluster", "package", "minors"}
-PACKAGE_TESTS = ("archive", "golden", "floor", "deb", "pgxn")
+PACKAGE_TESTS = ("archive", "golden", "floor", "deb", "apt", "pgxn", "image", "licences")
 
 
 def step(text):

@@ -34,6 +34,7 @@ with `scripts/package --pg-config`.
 """
 import contextlib
 import glob
+import io
 import json
 import os
 import re
@@ -405,7 +406,20 @@ def earlier_deb(t, major, pkg):
     return out
 
 
-def deb(t):
+def apt_get(*args, options=()):
+    r = subprocess.run(["apt-get", "-y", "-q", *options, *args], capture_output=True, text=True,
+                       env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+    if r.returncode != 0:
+        fail(f"apt-get {' '.join(args)}: {r.stdout[-2000:]}{r.stderr}")
+    return r.stdout
+
+
+@contextlib.contextmanager
+def debian_postgresql(t, cluster):
+    """Debian's own postgresql-NN of t.pg's major, its uuid_ext files (and
+    package) taken away for the test and put back after it, as is the
+    pg_createcluster cluster CLUSTER. Skips where there is none, or one too
+    old for the package. Yields (the .deb, its Depends, the server's version)."""
     major, pkg = t.pg.major, f"postgresql-{t.pg.major}-uuid-ext"
     t.need(t.host.root, "apt installs the .deb: needs root")
     t.need(shutil.which("apt-get") and shutil.which("pg_createcluster"),
@@ -422,31 +436,45 @@ def deb(t):
     if subprocess.run(["dpkg", "--compare-versions", server, "ge", need]).returncode != 0:
         raise Skip(f"Debian's postgresql-{major} here is {server}, older than the {need} the package was built "
                    f"against (Depends: {depends.split(',')[0]})")
-
-    def apt(*args):
-        r = subprocess.run(["apt-get", "-y", "-q", *args], capture_output=True, text=True,
-                           env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
-        if r.returncode != 0:
-            fail(f"apt-get {' '.join(args)}: {r.stdout[-2000:]}{r.stderr}")
-    saved = t.path("saved")
+    saved = t.path(f"saved-{cluster}")
     os.makedirs(saved)
     kept = [f for f in [f"{lib}/uuid_ext.so", *glob.glob(f"{ext}/uuid_ext*")] if os.path.exists(f)]
     for f in kept:
         shutil.copy2(f, saved)
     if deb_installed(pkg):
-        apt("remove", pkg)
+        apt_get("remove", pkg)
     for f in kept:
         if os.path.exists(f):
             os.unlink(f)
-    cluster, port = "uuidext_deb", str(t.run.port())
     subprocess.run(["pg_dropcluster", "--stop", str(major), cluster], capture_output=True)
     try:
+        yield debfile, depends, server
+    finally:
+        subprocess.run(["pg_dropcluster", "--stop", str(major), cluster], capture_output=True)
+        if deb_installed(pkg):
+            subprocess.run(["apt-get", "-y", "-q", "remove", pkg], capture_output=True)
+        # What was there before comes back (renamed into place: a server may map the library).
+        for f in kept:
+            extension.place(os.path.join(saved, os.path.basename(f)), f, 0o755 if f.endswith(".so") else 0o644)
+
+
+def debian_psql(major, port):
+    """psql as Debian's postgres user, through Debian's socket directory."""
+    return ["runuser", "-u", "postgres", "--", f"/usr/lib/postgresql/{major}/bin/psql", "-X", "-q", "-At",
+            "-h", "/var/run/postgresql", "-p", port, "-d", "postgres", "-v", "ON_ERROR_STOP=1"]
+
+
+def deb(t):
+    major, pkg = t.pg.major, f"postgresql-{t.pg.major}-uuid-ext"
+    lib, ext = f"/usr/lib/postgresql/{major}/lib", f"/usr/share/postgresql/{major}/extension"
+    cluster, port = "uuidext_deb", str(t.run.port())
+    with debian_postgresql(t, cluster) as (debfile, depends, _):
         # Over an earlier .deb of the package: dpkg removes what the new one does not ship.
-        apt("install", earlier_deb(t, major, pkg))
+        apt_get("install", earlier_deb(t, major, pkg))
         earlier_script = f"{ext}/uuid_ext--{EARLIER}.sql"
         if not os.path.exists(earlier_script):
             fail(f"the earlier .deb did not install {earlier_script}")
-        apt("install", os.path.abspath(debfile))
+        apt_get("install", os.path.abspath(debfile))
         version = crate_version()
         if deb_installed(pkg) != f"{version}-1":
             fail(f"{pkg} {version}-1 is not installed after apt-get install")
@@ -455,9 +483,7 @@ def deb(t):
         subprocess.run(["pg_createcluster", str(major), cluster, "-p", port, "-o", "shared_preload_libraries=uuid_ext"],
                        check=True, capture_output=True)
         subprocess.run(["pg_ctlcluster", str(major), cluster, "start"], check=True, capture_output=True)
-        # Debian's socket directory and default user.
-        got = run_sql(["runuser", "-u", "postgres", "--", f"/usr/lib/postgresql/{major}/bin/psql", "-X", "-q", "-At",
-                       "-h", "/var/run/postgresql", "-p", port, "-d", "postgres", "-v", "ON_ERROR_STOP=1"],
+        got = run_sql(debian_psql(major, port),
                       "CREATE EXTENSION uuid_ext",
                       "CREATE TABLE t (id uuid7 PRIMARY KEY DEFAULT uuid_generate_v7(), n int)",
                       "INSERT INTO t (n) SELECT generate_series(1, 1000)",
@@ -468,20 +494,93 @@ def deb(t):
             fail(f"the .deb's extension in a pg_createcluster cluster answered: {got}")
         files = [f for f in subprocess.run(["dpkg", "-L", pkg], capture_output=True, text=True).stdout.split()
                  if "/uuid_ext" in f or f"/{pkg}" in f]
-        apt("remove", pkg)
+        apt_get("remove", pkg)
         left = [f for f in files if os.path.exists(f)] + [f for f in [f"{lib}/uuid_ext.so", *glob.glob(f"{ext}/uuid_ext*")]
                                                            if os.path.exists(f)]
         if left:
             fail(f"apt-get remove left: {left}")
-    finally:
-        subprocess.run(["pg_dropcluster", "--stop", str(major), cluster], capture_output=True)
-        # What was there before comes back (renamed into place: a server may map the library).
-        for f in kept:
-            extension.place(os.path.join(saved, os.path.basename(f)), f, 0o755 if f.endswith(".so") else 0o644)
     ok(f"{os.path.basename(debfile)}: apt-get install into Debian's postgresql-{major} (server {got.split()[-1]}, "
        f"{depends.split(',')[0]}) over an earlier .deb of the package, whose uuid_ext--{EARLIER}.sql it leaves "
        "no trace of; a pg_createcluster cluster preloading it, a uuid7 table of 1000 keys; apt-get remove leaves "
        "none of its files")
+
+
+def previous_release_deb(t, debfile, major, pkg, out_dir):
+    """The package as the previous release's (0.9.0) could be in a repository:
+    this .deb's library beside 0.9.0's install script as released and a
+    control file naming it (the update tests pair them so), version 0.9.0-1."""
+    root = t.path("previous-deb")
+    subprocess.run(["dpkg-deb", "-R", debfile, root], check=True)
+    ext = os.path.join(root, "usr", "share", "postgresql", str(major), "extension")
+    control = open(os.path.join(ext, "uuid_ext.control")).read()
+    for f in glob.glob(os.path.join(ext, "uuid_ext*")):
+        os.unlink(f)
+    shutil.copy(os.path.join(ROOT, "tests", "upgrade", "uuid_ext--0.9.0.sql"), ext)
+    with open(os.path.join(ext, "uuid_ext.control"), "w") as f:
+        f.write(re.sub(r"default_version = '[^']*'", "default_version = '0.9.0'", control))
+    meta = os.path.join(root, "DEBIAN", "control")
+    text = re.sub(r"^Version: .*$", "Version: 0.9.0-1", open(meta).read(), flags=re.M)
+    open(meta, "w").write(text)
+    os.makedirs(out_dir)
+    out = os.path.join(out_dir, f"{pkg}_0.9.0-1_{subprocess.check_output(['dpkg', '--print-architecture'], text=True).strip()}.deb")
+    subprocess.run(["dpkg-deb", "--root-owner-group", "--build", root, out], check=True, capture_output=True)
+    return out
+
+
+def apt(t):
+    """The apt repository of `scripts/package --apt` (docs/operations.md#an-apt-repository),
+    as a Debian server uses one: Debian's own postgresql-NN, the tree a
+    `file:` source (apt given only that source, its lists apart from the
+    machine's). The tree holds the previous release's package (0.9.0's
+    install script beside this library): apt-get install, a pg_createcluster
+    cluster preloading it, 1000 keys; then this release's packages added to
+    the tree, apt-get update and apt-get upgrade take the new version, the
+    cluster restarted, ALTER EXTENSION UPDATE, 1000 more keys above them."""
+    major, pkg = t.pg.major, f"postgresql-{t.pg.major}-uuid-ext"
+    cluster, port = "uuidext_apt", str(t.run.port())
+    with debian_postgresql(t, cluster) as (debfile, _, server):
+        repo, lists = t.path("repo"), t.path("apt-lists")
+        os.makedirs(os.path.join(lists, "partial"))
+        sources = t.path("uuid_ext.list")
+        with open(sources, "w") as f:
+            f.write(f"deb [trusted=yes] file:{repo} stable main\n")
+        options = ("-o", f"Dir::Etc::SourceList={sources}", "-o", "Dir::Etc::SourceParts=/nonexistent",
+                   "-o", f"Dir::State::Lists={lists}")
+        env = dict(os.environ, SOURCE_DATE_EPOCH=os.environ.get("SOURCE_DATE_EPOCH", "1700000000"))
+
+        def add(from_dir):
+            r = subprocess.run([os.path.join(ROOT, "scripts", "package"), "--apt", repo, from_dir], capture_output=True,
+                               text=True, env=env)
+            if r.returncode != 0:
+                fail(f"scripts/package --apt {repo} {from_dir}: {r.stdout}{r.stderr}")
+            apt_get("update", options=options)
+        add(os.path.dirname(previous_release_deb(t, debfile, major, pkg, t.path("previous"))))
+        apt_get("install", pkg, options=options)
+        if deb_installed(pkg) != "0.9.0-1":
+            fail(f"apt-get install {pkg} from the repository installed {deb_installed(pkg)}, not 0.9.0-1")
+        subprocess.run(["pg_createcluster", str(major), cluster, "-p", port, "-o", "shared_preload_libraries=uuid_ext"],
+                       check=True, capture_output=True)
+        subprocess.run(["pg_ctlcluster", str(major), cluster, "start"], check=True, capture_output=True)
+        psql = debian_psql(major, port)
+        run_sql(psql, "CREATE EXTENSION uuid_ext",
+                "CREATE TABLE k (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), n int)",
+                "INSERT INTO k (n) SELECT generate_series(1, 1000)")
+        add(t.run.packages or os.path.dirname(debfile))
+        upgraded = apt_get("upgrade", options=options)
+        if deb_installed(pkg) != f"{crate_version()}-1":
+            fail(f"apt-get upgrade left {pkg} at {deb_installed(pkg)}:\n{upgraded}")
+        subprocess.run(["pg_ctlcluster", str(major), cluster, "restart"], check=True, capture_output=True)
+        got = run_sql(psql, "ALTER EXTENSION uuid_ext UPDATE",
+                      "INSERT INTO k (n) SELECT generate_series(1001, 2000)",
+                      "SELECT extversion || ' ' || (uuid_ext_info() ->> 'sequencer') FROM pg_extension "
+                      "WHERE extname = 'uuid_ext'",
+                      "SELECT count(*) FROM (SELECT lag(id) OVER (ORDER BY n) < id AS up FROM k) s WHERE up")
+        if got.splitlines()[-2:] != [f"{crate_version()} shared", "1999"]:
+            fail(f"after apt-get upgrade and ALTER EXTENSION uuid_ext UPDATE: {got}")
+    ok(f"the apt repository of scripts/package --apt as a file: source of Debian's postgresql-{major} ({server}): "
+       f"apt-get install {pkg} 0.9.0-1, a cluster preloading it, 1000 keys; this release added to the tree, "
+       f"apt-get update and upgrade to {crate_version()}-1, the cluster restarted, ALTER EXTENSION UPDATE, "
+       "2000 keys in order")
 
 
 # scripts/setup installs it (cargo install pgxn_meta).
@@ -527,10 +626,13 @@ def pgxn(t):
         fail(f"the zip's root is {roots}, not one uuid_ext-{crate_version()}/")
     src = t.path("unzipped", f"uuid_ext-{crate_version()}")
     remove_installed(t)
-    # The packages' build directory where scripts/test names it (its
-    # dependencies built with the same profile and headers), else one here.
+    # A build directory kept between runs where scripts/test names one (the
+    # dependencies built once per machine and major), else one here. What is
+    # tested is that make builds and installs: the release profile without
+    # its link-time optimisation (a minute of one core each time) will do.
     env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
-    env["CARGO_TARGET_DIR"] = os.environ.get("UUID_EXT_PACKAGES_TARGET") or t.path("target")
+    env["CARGO_TARGET_DIR"] = os.environ.get("UUID_EXT_PGXN_TARGET") or t.path("target")
+    env.update(CARGO_PROFILE_RELEASE_LTO="off", CARGO_PROFILE_RELEASE_CODEGEN_UNITS="16")
     for target in ("all", "install"):
         r = subprocess.run(["make", target, f"PG_CONFIG={t.pg.pg_config}"], cwd=src, env=env, capture_output=True,
                            text=True)
@@ -543,3 +645,227 @@ def pgxn(t):
         fail(f"the library make installed: {said}")
     ok(f"META.json valid under PGXN's spec (pgxn_meta; without its licence, not); the zip of scripts/package --pgxn "
        f"unpacked, make and make install against {t.pg.release}: uuid_ext {crate_version()}, the shared sequencer")
+
+
+def image_of(t):
+    """The CloudNativePG image of t.pg's major (an OCI archive) and its tag."""
+    files_of(t)  # built here when the runner was given no packages
+    dist = t.run.packages or t.path("dist")
+    return (os.path.join(dist, f"uuid_ext-{crate_version()}-pg{t.pg.major}-image.tar"),
+            f"{crate_version()}-{t.pg.major}-bookworm")
+
+
+def oci_config(layout, tag):
+    """The image configuration of TAG in an OCI layout."""
+    def blob(digest):
+        return json.load(open(os.path.join(layout, "blobs", *digest.split(":"))))
+    for m in json.load(open(os.path.join(layout, "index.json")))["manifests"]:
+        if m.get("annotations", {}).get("org.opencontainers.image.ref.name") == tag:
+            manifest = blob(m["digest"])
+            return blob(manifest["config"]["digest"]), manifest
+    fail(f"the image has no tag {tag}")
+
+
+def unpack_read_only(layout, tag, rootfs):
+    """The image's files at ROOTFS as a pod mounts them: root's, read-only."""
+    os.makedirs(os.path.dirname(rootfs), exist_ok=True)
+    r = subprocess.run(["umoci", "raw", "unpack", "--rootless", "--image", f"{layout}:{tag}", rootfs],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"umoci raw unpack {layout}:{tag}: {r.stderr}")
+    for d, dirs, files in os.walk(rootfs):
+        for p in [d, *(os.path.join(d, f) for f in files)]:
+            os.chown(p, 0, 0)
+            os.chmod(p, 0o555 if os.path.isdir(p) else 0o444)
+    os.chmod(os.path.dirname(rootfs), 0o755)
+
+
+IMAGE_LABELS = ("org.opencontainers.image.title", "org.opencontainers.image.version",
+                "org.opencontainers.image.licenses", "org.opencontainers.image.source",
+                "org.opencontainers.image.base.name", "io.cloudnativepg.image.base.pgmajor",
+                "io.cloudnativepg.image.base.os", "io.cloudnativepg.image.sql.version")
+
+
+def image(t):
+    """The CloudNativePG extension image (docs/operations.md#cloudnativepg),
+    as the operator uses it: unpacked read-only (root's, no write bit) where
+    the operator mounts it, the server given only extension_control_path,
+    dynamic_library_path and shared_preload_libraries pointing there,
+    nothing of uuid_ext in the server's own directories. First an image of
+    the previous release's install script (0.9.0's, as released, beside this
+    library, as the update tests pair them), CREATE EXTENSION and keys; then
+    the server restarted on this image, ALTER EXTENSION UPDATE, the keys
+    above the earlier ones; keys from sessions one after another strictly
+    increasing; scripts/demo.sql. PostgreSQL 18 and later (extension_control_path)."""
+    if t.pg.major < 18:
+        raise Skip(f"extension_control_path, which an image needs, came with PostgreSQL 18; this is {t.pg.release}")
+    t.need(shutil.which("umoci"), "umoci unpacks the image (scripts/setup installs it)")
+    archive, tag = image_of(t)
+    if not os.path.exists(archive):
+        fail(f"no image {archive}")
+    layout = t.path("oci")
+    os.makedirs(layout)
+    with tarfile.open(archive) as tar:
+        tar.extractall(layout)
+    config, manifest = oci_config(layout, tag)
+    labels = config.get("config", {}).get("Labels") or {}
+    missing = [k for k in IMAGE_LABELS if not labels.get(k)]
+    if missing or labels["io.cloudnativepg.image.base.pgmajor"] != str(t.pg.major) \
+            or labels["io.cloudnativepg.image.sql.version"] != ext_version() \
+            or manifest.get("annotations", {}).get("org.opencontainers.image.version") != crate_version():
+        fail(f"the image's labels lack {missing} or name another major or version: {labels}")
+    new_root = t.path("extensions", "uuid_ext")
+    unpack_read_only(layout, tag, new_root)
+    files = sorted(os.path.relpath(os.path.join(d, f), new_root) for d, _, fs in os.walk(new_root) for f in fs)
+    expected = sorted(["lib/uuid_ext.so", "licenses/uuid_ext/copyright",
+                       *(os.path.join("share", "extension", f) for f in
+                         os.listdir(os.path.join(new_root, "share", "extension")) if f.startswith("uuid_ext"))])
+    if files != expected or "share/extension/uuid_ext.control" not in files:
+        fail(f"the image holds {files}, not only /lib/uuid_ext.so, /share/extension/uuid_ext* and /licenses")
+    # The previous release's image: 0.9.0's install script and control file
+    # beside this library (the update tests pair them so).
+    old_stage = t.path("old-image")
+    os.makedirs(os.path.join(old_stage, "share", "extension"))
+    os.makedirs(os.path.join(old_stage, "lib"))
+    shutil.copy(os.path.join(new_root, "lib", "uuid_ext.so"), os.path.join(old_stage, "lib"))
+    shutil.copy(os.path.join(ROOT, "tests", "upgrade", "uuid_ext--0.9.0.sql"),
+                os.path.join(old_stage, "share", "extension"))
+    control = open(os.path.join(new_root, "share", "extension", "uuid_ext.control")).read()
+    with open(os.path.join(old_stage, "share", "extension", "uuid_ext.control"), "w") as f:
+        f.write(re.sub(r"default_version = '[^']*'", "default_version = '0.9.0'", control))
+    old_root = t.path("old-extensions", "uuid_ext")
+    shutil.copytree(old_stage, old_root)
+    for d, _, fs in os.walk(old_root):
+        for p in [d, *(os.path.join(d, f) for f in fs)]:
+            os.chmod(p, 0o555 if os.path.isdir(p) else 0o444)
+
+    def mounted(root):  # what the operator sets for an image at ROOT
+        return (f"extension_control_path = '$system:{root}/share'", f"dynamic_library_path = '$libdir:{root}/lib'",
+                "shared_preload_libraries = 'uuid_ext'")
+    with standins_kept(t):
+        for f in [*glob.glob(os.path.join(t.pg.pkglibdir, "uuid_ext*")),
+                  *glob.glob(os.path.join(t.pg.extension_dir, "uuid_ext*"))]:
+            os.unlink(f)
+        srv = t.server("image").create(*mounted(old_root))
+        said = srv.q("CREATE EXTENSION uuid_ext; CREATE TABLE k (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), n int);"
+                     "INSERT INTO k (n) SELECT generate_series(1, 1000);"
+                     "SELECT extversion FROM pg_extension WHERE extname = 'uuid_ext'")
+        if said.splitlines()[-1] != "0.9.0":
+            fail(f"CREATE EXTENSION with the previous release's image: {said}")
+        srv.stop()
+        srv.configure(*mounted(new_root))
+        srv.start()
+        said = srv.q("ALTER EXTENSION uuid_ext UPDATE; INSERT INTO k (n) SELECT generate_series(1001, 2000);"
+                     "SELECT extversion FROM pg_extension WHERE extname = 'uuid_ext';"
+                     "SELECT uuid_ext_info() ->> 'sequencer', uuid_ext_info() ->> 'version';"
+                     "SELECT count(*) FROM (SELECT n, lag(id) OVER (ORDER BY n) < id AS up FROM k) s WHERE up;"
+                     "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'uuid_ext horizon worker'")
+        if said.splitlines()[-4:] != [crate_version(), f"shared|{crate_version()}", "1999", "1"]:
+            fail(f"after ALTER EXTENSION uuid_ext UPDATE with this image: {said}")
+        keys = [srv.q("SELECT uuid_generate_v7()") for _ in range(12)]
+        if keys != sorted(keys) or len(set(keys)) != len(keys):
+            fail(f"keys of sessions one after another are not strictly increasing: {keys}")
+        own = [f for f in [*glob.glob(os.path.join(t.pg.pkglibdir, "uuid_ext*")),
+                           *glob.glob(os.path.join(t.pg.extension_dir, "uuid_ext*"))]]
+        if own:
+            fail(f"uuid_ext files in the server's own directories: {own}")
+        srv.q("CREATE DATABASE demo")
+        r = subprocess.run([*srv.psql("demo"), "-f", os.path.join(ROOT, "scripts", "demo.sql")], capture_output=True,
+                           text=True)
+        if r.returncode != 0:
+            fail(f"scripts/demo.sql with the image: {r.stdout[-2000:]}{r.stderr}")
+        srv.stop()
+    ok(f"{os.path.basename(archive)} (tag {tag}, the operator's labels): unpacked read-only, a server of "
+       f"{t.pg.release} given only extension_control_path, dynamic_library_path and shared_preload_libraries, nothing "
+       "of uuid_ext in its own directories: from the previous release's image (0.9.0, 1000 keys) to this one, ALTER "
+       f"EXTENSION UPDATE to {crate_version()}, the shared sequencer and its horizon worker, 2000 keys in order; 12 "
+       "sessions' keys increasing; scripts/demo.sql")
+
+
+def linked_crates(major):
+    """The crates Cargo.lock puts into the library of MAJOR, as `cargo tree`
+    lists them (normal dependencies for Linux: no build or dev dependency),
+    uuid_ext's own left out: {(name, version)}."""
+    r = subprocess.run(["cargo", "tree", "--frozen", "-e", "normal", "--no-default-features", "--features",
+                        f"pg{major}", "--prefix", "none", "--target", "x86_64-unknown-linux-gnu", "-p", "uuid_ext"],
+                       cwd=ROOT, capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"cargo tree: {r.stderr[-2000:]}")
+    crates = {tuple(line.split()[:2]) for line in r.stdout.splitlines() if line.strip()}
+    return {(n, v.lstrip("v")) for n, v in crates if n not in ("uuid_ext", "uuid_ext_core")}
+
+
+def accepted_licences():
+    import tomllib
+    return set(tomllib.load(open(os.path.join(ROOT, "about.toml"), "rb"))["accepted"])
+
+
+def copyright_gaps(text, crates, accepted):
+    """What a DEP-5 copyright file lacks: a crate of CRATES without its Files
+    paragraph, a licence not in ACCEPTED, a licence named without its text."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
+    fields = [dict(re.findall(r"^([A-Za-z-]+):[ \t]*(.*)$", p, re.M)) for p in paragraphs]
+    files = {f["Files"]: f for f in fields if "Files" in f}
+    texts = {f["License"] for f, p in zip(fields, paragraphs) if "Files" not in f and "License" in f
+             and len(p.splitlines()) > 3}
+    gaps = []
+    for name, version in sorted(crates):
+        f = files.get(f"cargo-crates/{name}-{version}/*")
+        if not f:
+            gaps.append(f"the crate {name} {version} is not named")
+            continue
+        if not f.get("Copyright"):
+            gaps.append(f"the crate {name} {version} has no copyright line")
+    for f in files.values():
+        for lic in re.split(r"\s+(?:and|or)\s+", f.get("License", "")):
+            if lic not in accepted:
+                gaps.append(f"{f['Files']}: the licence {lic!r} is not accepted (about.toml)")
+            elif lic not in texts:
+                gaps.append(f"{f['Files']}: no text of the licence {lic}")
+    return gaps
+
+
+def licences(t):
+    """The copyright file of every package of this major (the .deb's, the
+    tarball's LICENSES, the image's /licenses/uuid_ext/copyright) names each
+    crate `cargo tree` finds in the library, with a copyright line and a
+    licence of about.toml's accepted list whose text it holds; the three are
+    the same file. The check fails on a copy that lacks a crate, and on one
+    with a licence not accepted (docs/operations.md#licences)."""
+    t.need(shutil.which("cargo"), "cargo tree lists the library's crates: no cargo here")
+    tarball, debfile = files_of(t)
+    with tarfile.open(tarball) as tar:
+        found = {"the tarball's LICENSES": tar.extractfile(
+            f"uuid_ext-{crate_version()}-pg{t.pg.major}/LICENSES").read().decode()}
+    r = subprocess.run(["dpkg-deb", "--fsys-tarfile", debfile], capture_output=True)
+    with tarfile.open(fileobj=io.BytesIO(r.stdout)) as tar:
+        found["the .deb's copyright"] = tar.extractfile(
+            f"./usr/share/doc/postgresql-{t.pg.major}-uuid-ext/copyright").read().decode()
+    if t.pg.major >= 18:
+        archive, tag = image_of(t)
+        layout = t.path("licences-oci")
+        with tarfile.open(archive) as tar:
+            tar.extractall(layout)
+        rootfs = t.path("licences-rootfs")
+        r = subprocess.run(["umoci", "raw", "unpack", "--rootless", "--image", f"{layout}:{tag}", rootfs],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            fail(f"umoci raw unpack: {r.stderr}")
+        found["the image's /licenses/uuid_ext/copyright"] = open(
+            os.path.join(rootfs, "licenses", "uuid_ext", "copyright")).read()
+    crates, accepted = linked_crates(t.pg.major), accepted_licences()
+    for where, text in found.items():
+        gaps = copyright_gaps(text, crates, accepted)
+        if gaps:
+            fail(f"{where}: " + "; ".join(gaps))
+    if len(set(found.values())) != 1:
+        fail(f"the copyright files differ: {list(found)}")
+    text = next(iter(found.values()))
+    name, version = sorted(crates)[0]
+    without = re.sub(rf"Files: cargo-crates/{re.escape(name)}-{re.escape(version)}/\*\n(.+\n)+", "", text)
+    other = text.replace("License: MIT\n", "License: GPL-3.0\n", 1)
+    if not copyright_gaps(without, crates, accepted) or not copyright_gaps(other, crates, accepted):
+        fail("the check found nothing in a copy without a crate, or with a licence not accepted")
+    ok(f"{' = '.join(found)}: all {len(crates)} crates of the library (cargo tree), each with its copyright line "
+       f"and a licence of about.toml ({', '.join(sorted({x for x in re.findall(r'^License: (.+)$', text, re.M)}))}) "
+       "whose text it holds; a copy without a crate, or with a licence not accepted, fails the check")
