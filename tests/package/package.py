@@ -145,6 +145,24 @@ def standins_kept(t):
         shutil.rmtree(saved, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def nothing_of_uuid_ext(t):
+    """No uuid_ext file in t.pg's library and extension directories during
+    the block; those that were there come back after it (renamed into place)."""
+    saved = tempfile.mkdtemp(prefix="uuid_ext-files-", dir=t.dir)
+    there = [*glob.glob(os.path.join(t.pg.pkglibdir, "uuid_ext*")),
+             *glob.glob(os.path.join(t.pg.extension_dir, "uuid_ext*"))]
+    for f in there:
+        shutil.copy2(f, saved)
+        os.unlink(f)
+    try:
+        yield
+    finally:
+        for f in there:
+            extension.place(os.path.join(saved, os.path.basename(f)), f, 0o755 if f.endswith(".so") else 0o644)
+        shutil.rmtree(saved, ignore_errors=True)
+
+
 def run_install_sh(install_sh, pg_config, cwd=None):
     return subprocess.run([install_sh, pg_config], capture_output=True, text=True, cwd=cwd)
 
@@ -624,6 +642,11 @@ def pgxn(t):
         z.extractall(t.path("unzipped"))
     if roots != {f"uuid_ext-{crate_version()}"}:
         fail(f"the zip's root is {roots}, not one uuid_ext-{crate_version()}/")
+    licences_file = t.path("unzipped", f"uuid_ext-{crate_version()}", "LICENSES")
+    gaps = copyright_gaps(open(licences_file).read() if os.path.exists(licences_file) else "",
+                          linked_crates(t.pg.major), accepted_licences())
+    if gaps:
+        fail(f"the zip's LICENSES: {'; '.join(gaps[:10])}")
     src = t.path("unzipped", f"uuid_ext-{crate_version()}")
     remove_installed(t)
     # A build directory kept between runs where scripts/test names one (the
@@ -644,7 +667,7 @@ def pgxn(t):
     if said.splitlines()[-1] != f"{crate_version()}|shared|7":
         fail(f"the library make installed: {said}")
     ok(f"META.json valid under PGXN's spec (pgxn_meta; without its licence, not); the zip of scripts/package --pgxn "
-       f"unpacked, make and make install against {t.pg.release}: uuid_ext {crate_version()}, the shared sequencer")
+       f"(its LICENSES naming every crate) unpacked, make and make install against {t.pg.release}: uuid_ext {crate_version()}, the shared sequencer")
 
 
 def image_of(t):
@@ -742,10 +765,7 @@ def image(t):
     def mounted(root):  # what the operator sets for an image at ROOT
         return (f"extension_control_path = '$system:{root}/share'", f"dynamic_library_path = '$libdir:{root}/lib'",
                 "shared_preload_libraries = 'uuid_ext'")
-    with standins_kept(t):
-        for f in [*glob.glob(os.path.join(t.pg.pkglibdir, "uuid_ext*")),
-                  *glob.glob(os.path.join(t.pg.extension_dir, "uuid_ext*"))]:
-            os.unlink(f)
+    with nothing_of_uuid_ext(t):
         srv = t.server("image").create(*mounted(old_root))
         said = srv.q("CREATE EXTENSION uuid_ext; CREATE TABLE k (id uuid PRIMARY KEY DEFAULT uuid_generate_v7(), n int);"
                      "INSERT INTO k (n) SELECT generate_series(1, 1000);"
