@@ -2,7 +2,7 @@
 # whose pg_config is PG_CONFIG (the first on PATH by default). uuid_ext is
 # written in Rust: it needs cargo (Rust 1.96 or later), cargo-pgrx 0.19.3 and
 # the server's headers (postgresql-server-dev-NN on Debian and Ubuntu);
-# `make` says which is missing. The library and the SQL scripts are built
+# `make` checks for each (and pgrx's bindings need libclang). The library and the SQL scripts are built
 # into target/pgxn/pgNN, then copied where PG_CONFIG says (each file
 # renamed into place: a running server keeps the library it mapped).
 
@@ -33,6 +33,14 @@ install:
 	for f in $$(find $(OUT) -path "*/extension/uuid_ext*" -type f); do \
 	  install -m 644 "$$f" "$(DESTDIR)$(EXTENSIONDIR)/.$$(basename $$f).new" && \
 	  mv -f "$(DESTDIR)$(EXTENSIONDIR)/.$$(basename $$f).new" "$(DESTDIR)$(EXTENSIONDIR)/$$(basename $$f)" || exit 1; \
+	done
+	@# An earlier release's install script left there would keep that release installable by a
+	@# database owner (the extension is trusted): every uuid_ext script this build does not ship goes.
+	@for f in "$(DESTDIR)$(EXTENSIONDIR)"/uuid_ext--*; do \
+	  [ -e "$$f" ] || continue; \
+	  if [ -z "$$(find $(OUT) -path "*/extension/$$(basename $$f)" -type f)" ]; then \
+	    rm -f "$$f" && echo "removed $$f: this build of uuid_ext does not ship it"; \
+	  fi; \
 	done
 
 .PHONY: all check install

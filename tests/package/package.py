@@ -148,16 +148,23 @@ def standins_kept(t):
 @contextlib.contextmanager
 def nothing_of_uuid_ext(t):
     """No uuid_ext file in t.pg's library and extension directories during
-    the block; those that were there come back after it (renamed into place)."""
+    the block; afterwards those that were there come back (renamed into
+    place), and those the block put there go."""
     saved = tempfile.mkdtemp(prefix="uuid_ext-files-", dir=t.dir)
-    there = [*glob.glob(os.path.join(t.pg.pkglibdir, "uuid_ext*")),
-             *glob.glob(os.path.join(t.pg.extension_dir, "uuid_ext*"))]
+
+    def ours():
+        return [*glob.glob(os.path.join(t.pg.pkglibdir, "uuid_ext*")),
+                *glob.glob(os.path.join(t.pg.extension_dir, "uuid_ext*"))]
+    there = ours()
     for f in there:
         shutil.copy2(f, saved)
         os.unlink(f)
     try:
         yield
     finally:
+        for f in ours():
+            if f not in there:
+                os.unlink(f)
         for f in there:
             extension.place(os.path.join(saved, os.path.basename(f)), f, 0o755 if f.endswith(".so") else 0o644)
         shutil.rmtree(saved, ignore_errors=True)
@@ -557,13 +564,14 @@ def apt(t):
     major, pkg = t.pg.major, f"postgresql-{t.pg.major}-uuid-ext"
     cluster, port = "uuidext_apt", str(t.run.port())
     with debian_postgresql(t, cluster) as (debfile, _, server):
-        repo, lists = t.path("repo"), t.path("apt-lists")
+        repo, lists, cache = t.path("repo"), t.path("apt-lists"), t.path("apt-cache")
         os.makedirs(os.path.join(lists, "partial"))
+        os.makedirs(os.path.join(cache, "archives", "partial"))
         sources = t.path("uuid_ext.list")
         with open(sources, "w") as f:
             f.write(f"deb [trusted=yes] file:{repo} stable main\n")
         options = ("-o", f"Dir::Etc::SourceList={sources}", "-o", "Dir::Etc::SourceParts=/nonexistent",
-                   "-o", f"Dir::State::Lists={lists}")
+                   "-o", f"Dir::State::Lists={lists}", "-o", f"Dir::Cache={cache}")
         env = dict(os.environ, SOURCE_DATE_EPOCH=os.environ.get("SOURCE_DATE_EPOCH", "1700000000"))
 
         def add(from_dir):
@@ -615,6 +623,8 @@ def pgxn(t):
     tested with), where this installation has its server headers."""
     if t.pg.major not in (15, 18):
         raise Skip(f"PGXN's make is tested against PostgreSQL 15 and 18, not {t.pg.major}")
+    t.need(os.access(t.pg.pkglibdir, os.W_OK) and os.access(t.pg.extension_dir, os.W_OK),
+           f"make install writes into {t.pg.pkglibdir}: not writable here")
     includes = subprocess.run([t.pg.pg_config, "--includedir-server"], capture_output=True, text=True).stdout.strip()
     if not os.path.exists(os.path.join(includes, "postgres.h")):
         raise Skip(f"PostgreSQL {t.pg.release} here has no server headers ({includes}): make cannot build against it")
@@ -648,7 +658,16 @@ def pgxn(t):
     if gaps:
         fail(f"the zip's LICENSES: {'; '.join(gaps[:10])}")
     src = t.path("unzipped", f"uuid_ext-{crate_version()}")
-    remove_installed(t)
+    with nothing_of_uuid_ext(t):
+        pgxn_make(t, src)
+
+
+def pgxn_make(t, src):
+    """make and make install of the unzipped distribution SRC into t.pg,
+    which holds an earlier release's install script: make install takes it
+    away; a server preloading what it installed."""
+    earlier = os.path.join(t.pg.extension_dir, f"uuid_ext--{EARLIER}.sql")
+    extension.place(os.path.join(ROOT, "tests", "upgrade", f"uuid_ext--{EARLIER}.sql"), earlier, 0o644)
     # A build directory kept between runs where scripts/test names one (the
     # dependencies built once per machine and major), else one here. What is
     # tested is that make builds and installs: the release profile without
@@ -661,13 +680,17 @@ def pgxn(t):
                            text=True)
         if r.returncode != 0:
             fail(f"make {target} PG_CONFIG={t.pg.pg_config}:\n{(r.stdout + r.stderr)[-5000:]}")
+    if os.path.exists(earlier):
+        fail(f"make install left {earlier}, which this build does not ship: a database owner could install it")
     srv = t.server("pgxn").create("shared_preload_libraries = 'uuid_ext'")
     said = srv.q("CREATE EXTENSION uuid_ext; SELECT uuid_ext_info() ->> 'version', uuid_ext_info() ->> 'sequencer', "
                  "uuid_extract_version(uuid_generate_v7())")
+    srv.stop()
     if said.splitlines()[-1] != f"{crate_version()}|shared|7":
         fail(f"the library make installed: {said}")
     ok(f"META.json valid under PGXN's spec (pgxn_meta; without its licence, not); the zip of scripts/package --pgxn "
-       f"(its LICENSES naming every crate) unpacked, make and make install against {t.pg.release}: uuid_ext {crate_version()}, the shared sequencer")
+       f"(its LICENSES naming every crate) unpacked, make and make install against {t.pg.release} (which removed "
+       f"uuid_ext--{EARLIER}.sql, left there): uuid_ext {crate_version()}, the shared sequencer")
 
 
 def image_of(t):
@@ -723,6 +746,7 @@ def image(t):
     if t.pg.major < 18:
         raise Skip(f"extension_control_path, which an image needs, came with PostgreSQL 18; this is {t.pg.release}")
     t.need(shutil.which("umoci"), "umoci unpacks the image (scripts/setup installs it)")
+    t.need(t.host.root, "the image is unpacked as a pod mounts it, root's: needs root")
     archive, tag = image_of(t)
     if not os.path.exists(archive):
         fail(f"no image {archive}")
