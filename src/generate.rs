@@ -42,8 +42,12 @@ pub fn transaction_ended() {
     TRANSACTIONS_ENDED.fetch_add(1, Ordering::Relaxed);
 }
 
-/// The lease of a draw of `version` under `uuid_ext.cache`: its size, the
-/// millisecond its values may lag the clock, this transaction.
+/// The lease of a draw of `version` from the shared word under
+/// `uuid_ext.cache`: its size, the millisecond its values may lag the clock,
+/// and its epoch, which moves when a transaction ends and when the commit
+/// watermark is announced again (a new transaction's first UUIDv7, a reset,
+/// a switch of word), so that no value is given under an announcement made
+/// after its block was taken.
 #[inline]
 fn lease(size: u64, version: u8) -> Lease {
     Lease {
@@ -53,7 +57,21 @@ fn lease(size: u64, version: u8) -> Lease {
         } else {
             lead::v6_units(1)
         },
-        epoch: TRANSACTIONS_ENDED.load(Ordering::Relaxed),
+        epoch: TRANSACTIONS_ENDED
+            .load(Ordering::Relaxed)
+            .wrapping_add(watermark::announcements()),
+    }
+}
+
+/// `uuid_ext.cache` for a draw: leases come only from the shared word (a
+/// block of a process's own word given as the shared word's would repeat
+/// another session's keys).
+#[inline]
+fn cache_for(own_word: bool) -> u64 {
+    if own_word {
+        1
+    } else {
+        guc::cache()
     }
 }
 
@@ -102,7 +120,7 @@ fn next_v7() -> (u64, u64) {
             let floor = watermark::before_draw(now, resets, limit.own_word());
             let candidate = v7::candidate(now);
             let ceiling = draw::v7_ceiling(candidate, now);
-            let size = guc::cache();
+            let size = cache_for(limit.own_word());
             let drawn = if size > 1 {
                 g.v7.next_leased(
                     word,
@@ -153,7 +171,7 @@ fn next_v6() -> (u64, u64) {
             let candidate = v6::candidate(now);
             let (word, limit) = draw::v6_word();
             let ceiling = draw::v6_ceiling(candidate, now);
-            let size = guc::cache();
+            let size = cache_for(limit.own_word());
             let drawn = if size > 1 {
                 let lease = lease(size, v6::VERSION);
                 g.v6.next_leased(

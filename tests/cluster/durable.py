@@ -97,6 +97,22 @@ def main(t):
     after = must_stay_above(srv, leased, "SIGKILL after a burst leasing 1000 keys at a time, clock still frozen")
     ok("a burst leasing 1000 keys at a time (uuid_ext.cache = 1000), then SIGKILL of every server process: new "
        "UUIDv7s and v6s stay above")
+    # A lease is only ever of the shared word: a session that draws from its
+    # own word, then from the shared one, in one transaction, gets a key of
+    # the shared word, which no other session gets again (on the code that
+    # leased the session's own word too, its second key came from that
+    # block, and the next session's strict draws repeated it: the clock is
+    # frozen, the words ahead of it).
+    switched = int(srv.q("SET uuid_ext.cache = 100;\nBEGIN;\nSET LOCAL uuid_ext.monotonicity = backend;\n"
+                         "SELECT uuid_generate_v7() \\g /dev/null\nSET LOCAL uuid_ext.monotonicity = shared;\n"
+                         "SELECT uuid_generate_v7();\nCOMMIT;").splitlines()[-1].replace("-", ""), 16)
+    later = [int(x.replace("-", ""), 16) for x in
+             srv.q("SELECT uuid_generate_v7() FROM generate_series(1, 200)").splitlines()]
+    if switched <= after[7] or min(later) <= switched:
+        fail(f"leasing, a session's own word then the shared one: its key {switched:032x}; the next session's "
+             f"strict keys from {min(later):032x} (the earlier keys up to {after[7]:032x})")
+    ok("leasing, a session that draws from its own word and then the shared one in a transaction: its key is "
+       "above every earlier key and below the next session's, the clock frozen")
 
     # A sparse writer: the horizon worker keeps the horizon ahead of the
     # clock, so a UUID made every 1.2 s never writes the file itself.

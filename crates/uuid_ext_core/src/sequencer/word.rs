@@ -113,15 +113,18 @@ fn advance_seen<W: Word + ?Sized, H: Horizon + ?Sized, C: Ceiling + ?Sized>(
     floor: u64,
     max: u64,
 ) -> Result<u64, Stop<H::Error>> {
-    advance_block(word, horizon, ceiling, seen, floor, max, 1).map(|(first, _)| first)
+    advance_block(word, horizon, ceiling, seen, floor, max, 1, floor).map(|(first, _)| first)
 }
 
-/// [`advance_seen`] for a block of `size` values at once (a lease): the word
-/// moves to the block's last value, which the ceiling and the durable limit
-/// are checked against; a block that would pass `max` ends at `max`.
+/// [`advance_seen`] for a block of up to `size` values at once (a lease):
+/// the word moves to the block's last value, which the ceiling and the
+/// durable limit are checked against. The block ends `size - 1` past the
+/// clock's candidate `clock` at most (a word ahead of the clock gives a
+/// smaller one, down to a single value), and at `max`.
 /// Returns the block's first and last values, which no other caller of the
 /// word is ever given.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn advance_block<W: Word + ?Sized, H: Horizon + ?Sized, C: Ceiling + ?Sized>(
     word: &W,
     horizon: &H,
@@ -130,6 +133,7 @@ fn advance_block<W: Word + ?Sized, H: Horizon + ?Sized, C: Ceiling + ?Sized>(
     floor: u64,
     max: u64,
     size: u64,
+    clock: u64,
 ) -> Result<(u64, u64), Stop<H::Error>> {
     let mut current = word.load();
     loop {
@@ -145,7 +149,13 @@ fn advance_block<W: Word + ?Sized, H: Horizon + ?Sized, C: Ceiling + ?Sized>(
         if next > max {
             return Err(Stop::Exhausted);
         }
-        let last = next.saturating_add(size.max(1) - 1).min(max);
+        // A block reaches at most `size - 1` past the clock: a word already
+        // ahead of it gets smaller blocks, down to one value, so leases
+        // never run the word further ahead of the clock than one block.
+        let last = next
+            .saturating_add(size.max(1) - 1)
+            .min(next.max(clock.saturating_add(size.max(1) - 1)))
+            .min(max);
         // The cheap comparison first; the reference only above it.
         if last > ceiling.quick() {
             let exact = ceiling.exact();
@@ -343,7 +353,9 @@ impl Session {
             return Ok(self.last);
         }
         let floor = candidate.max(self.last.checked_add(1).ok_or(Exhausted)?);
-        let (first, last) = advance_block(word, horizon, ceiling, seen, floor, max, lease.size)?;
+        let (first, last) = advance_block(
+            word, horizon, ceiling, seen, floor, max, lease.size, candidate,
+        )?;
         self.last = first;
         self.lease_last = last;
         self.lease_epoch = lease.epoch;
@@ -564,7 +576,7 @@ mod tests {
         assert_eq!(rest, (1_001..1_100).collect::<Vec<_>>());
         assert_eq!(word.load(Ordering::Relaxed), 1_099, "drawn from the block");
         // The block used up: the next is a new block above the word.
-        assert_eq!(leased(&mut s, &word, 1_000, LEASE), 1_100);
+        assert_eq!(leased(&mut s, &word, 1_100, LEASE), 1_100);
         assert_eq!(word.load(Ordering::Relaxed), 1_199);
         // Another session draws above every block given.
         let mut other = Session::new();
@@ -601,11 +613,12 @@ mod tests {
         assert_eq!(leased(&mut s, &word, 1_000, LEASE), 1_000);
         // Another epoch (transaction): a new block, above the old one.
         let next = Lease { epoch: 2, ..LEASE };
-        assert_eq!(leased(&mut s, &word, 1_000, next), 1_100);
-        assert_eq!(leased(&mut s, &word, 1_000, next), 1_101);
+        assert_eq!(leased(&mut s, &word, 1_100, next), 1_100);
+        assert_eq!(leased(&mut s, &word, 1_100, next), 1_101);
+        assert_eq!(word.load(Ordering::Relaxed), 1_199);
         // Ended by hand: the same.
         s.end_lease();
-        assert_eq!(leased(&mut s, &word, 1_000, next), 1_200);
+        assert_eq!(leased(&mut s, &word, 1_200, next), 1_200);
         // Another reset count: the session forgets its lease (and its last
         // value: a reset brought the word back).
         struct Reset2;
@@ -623,7 +636,7 @@ mod tests {
         }
         word.store(500, Ordering::Relaxed);
         assert_eq!(
-            s.next_leased(&word, &Reset2, &Open, 2, 0, u64::MAX, next),
+            s.next_leased(&word, &Reset2, &Open, 2, 501, u64::MAX, next),
             Ok(501)
         );
         assert_eq!(word.load(Ordering::Relaxed), 600);
@@ -690,6 +703,22 @@ mod tests {
     }
 
     #[test]
+    fn a_word_ahead_of_the_clock_gets_smaller_blocks() {
+        let word = AtomicU64::new(1_050);
+        let mut s = Session::new();
+        // The clock's candidate 1,000: a block to 1,099 at most, from 1,051.
+        assert_eq!(leased(&mut s, &word, 1_000, LEASE), 1_051);
+        assert_eq!(word.load(Ordering::Relaxed), 1_099);
+        // A word a block or more ahead: one value at a time.
+        let word = AtomicU64::new(5_000);
+        let mut t = Session::new();
+        assert_eq!(leased(&mut t, &word, 1_000, LEASE), 5_001);
+        assert_eq!(word.load(Ordering::Relaxed), 5_001);
+        assert_eq!(leased(&mut t, &word, 1_000, LEASE), 5_002);
+        assert_eq!(word.load(Ordering::Relaxed), 5_002);
+    }
+
+    #[test]
     fn leasing_threads_never_share_a_value() {
         let word = AtomicU64::new(0);
         let per_thread = 20_000u64;
@@ -706,7 +735,8 @@ mod tests {
                                     epoch: (i / 250) * 4 + t,
                                     ..LEASE
                                 };
-                                leased(&mut s, word, i / 8, lease)
+                                // The clock where the word is.
+                                leased(&mut s, word, word.load(Ordering::Relaxed), lease)
                             })
                             .collect()
                     })
