@@ -10,9 +10,10 @@
 //!
 //! 1. the transaction callback, at PREPARE TRANSACTION and at the end of a
 //!    parallel worker's part: the façade forgets what it kept for the
-//!    transaction, then the commit watermark moves a prepared
-//!    transaction's announcement to a prepared slot (the façade's part runs
-//!    at COMMIT and ABORT too);
+//!    transaction, the generators drop their leases, then the commit
+//!    watermark moves a prepared transaction's announcement to a prepared
+//!    slot (the façade's and the generators' parts run at COMMIT and ABORT
+//!    too);
 //! 2. the resource-release callback, after every transaction callback of
 //!    every library (Citus commits a distributed transaction's parts on
 //!    the workers in its own): the commit watermark withdraws the
@@ -27,6 +28,7 @@ use pgrx::pg_sys;
 use pgrx::prelude::*;
 
 use crate::facade::keys;
+use crate::generate;
 use crate::sequencer::watermark;
 
 /// From `_PG_init`.
@@ -44,13 +46,18 @@ pub fn register() {
 unsafe extern "C-unwind" fn on_transaction(event: pg_sys::XactEvent::Type, _arg: *mut c_void) {
     use pg_sys::XactEvent::*;
     match event {
-        XACT_EVENT_COMMIT | XACT_EVENT_ABORT => keys::transaction_ended(),
+        XACT_EVENT_COMMIT | XACT_EVENT_ABORT => {
+            keys::transaction_ended();
+            generate::transaction_ended();
+        }
         XACT_EVENT_PARALLEL_COMMIT | XACT_EVENT_PARALLEL_ABORT => {
             keys::transaction_ended();
+            generate::transaction_ended();
             watermark::at_parallel_end();
         }
         XACT_EVENT_PREPARE => {
             keys::transaction_ended();
+            generate::transaction_ended();
             watermark::at_prepare();
         }
         _ => {}

@@ -2,15 +2,17 @@
 //! generator, lay out the bits (all of which the core does).
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use pgrx::datum::{Interval, TimestampWithTimeZone, Uuid};
 use pgrx::prelude::*;
 use pgrx::{PgSqlErrorCode, PgTryBuilder};
 use uuid_ext_core::rng::ForkSafeRng;
-use uuid_ext_core::sequencer::{Session, Stop};
+use uuid_ext_core::sequencer::{lead, Lease, Session, Stop};
 use uuid_ext_core::{timestamp, v6, v7};
 
 use crate::error;
+use crate::guc;
 use crate::now::clock_ns;
 use crate::sequencer::{draw, horizon, shmem, watermark};
 
@@ -26,6 +28,51 @@ thread_local! {
     static GENERATOR: RefCell<Generator> = const {
         RefCell::new(Generator { v7: Session::new(), v6: Session::new(), rng: ForkSafeRng::new() })
     };
+}
+
+/// This process's transactions, counted as they end: a lease lives in the
+/// one it was taken in (docs/ordering.md#leases), so that the commit
+/// watermark, which a transaction announces before its first draw, is below
+/// every value of it.
+static TRANSACTIONS_ENDED: AtomicU64 = AtomicU64::new(0);
+
+/// At the end of each transaction (`callbacks.rs`): what is left of the
+/// leases is dropped.
+pub fn transaction_ended() {
+    TRANSACTIONS_ENDED.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The lease of a draw of `version` from the shared word under
+/// `uuid_ext.cache`: its size, the millisecond its values may lag the clock,
+/// and its epoch, which moves when a transaction ends and when the commit
+/// watermark is announced again (a new transaction's first UUIDv7, a reset,
+/// a switch of word), so that no value is given under an announcement made
+/// after its block was taken.
+#[inline]
+fn lease(size: u64, version: u8) -> Lease {
+    Lease {
+        size,
+        stale: if version == v7::VERSION {
+            lead::v7_units(1)
+        } else {
+            lead::v6_units(1)
+        },
+        epoch: TRANSACTIONS_ENDED
+            .load(Ordering::Relaxed)
+            .wrapping_add(watermark::announcements()),
+    }
+}
+
+/// `uuid_ext.cache` for a draw: leases come only from the shared word (a
+/// block of a process's own word given as the shared word's would repeat
+/// another session's keys).
+#[inline]
+fn cache_for(own_word: bool) -> u64 {
+    if own_word {
+        1
+    } else {
+        guc::cache()
+    }
 }
 
 /// The process drawing random numbers, as PostgreSQL knows it (set after
@@ -73,14 +120,27 @@ fn next_v7() -> (u64, u64) {
             let floor = watermark::before_draw(now, resets, limit.own_word());
             let candidate = v7::candidate(now);
             let ceiling = draw::v7_ceiling(candidate, now);
-            let drawn = g.v7.next_in(
-                word,
-                &limit,
-                &ceiling,
-                resets,
-                candidate.max(floor),
-                v7::MAX_WORD,
-            );
+            let size = cache_for(limit.own_word());
+            let drawn = if size > 1 {
+                g.v7.next_leased(
+                    word,
+                    &limit,
+                    &ceiling,
+                    resets,
+                    candidate.max(floor),
+                    v7::MAX_WORD,
+                    lease(size, v7::VERSION),
+                )
+            } else {
+                g.v7.next_in(
+                    word,
+                    &limit,
+                    &ceiling,
+                    resets,
+                    candidate.max(floor),
+                    v7::MAX_WORD,
+                )
+            };
             match drawn {
                 Ok(word) => break word,
                 Err(Stop::Reset) => continue,
@@ -111,10 +171,22 @@ fn next_v6() -> (u64, u64) {
             let candidate = v6::candidate(now);
             let (word, limit) = draw::v6_word();
             let ceiling = draw::v6_ceiling(candidate, now);
-            match g
-                .v6
-                .next_in(word, &limit, &ceiling, resets, candidate, v6::MAX_WORD)
-            {
+            let size = cache_for(limit.own_word());
+            let drawn = if size > 1 {
+                let lease = lease(size, v6::VERSION);
+                g.v6.next_leased(
+                    word,
+                    &limit,
+                    &ceiling,
+                    resets,
+                    candidate,
+                    v6::MAX_WORD,
+                    lease,
+                )
+            } else {
+                g.v6.next_in(word, &limit, &ceiling, resets, candidate, v6::MAX_WORD)
+            };
+            match drawn {
                 Ok(word) => break word,
                 Err(Stop::Reset) => continue,
                 Err(Stop::Ahead(over)) => {

@@ -3,7 +3,8 @@
 //! `uuid_ext.durable_margin`, how far ahead of what it hands out its horizon
 //! on disk runs, `uuid_ext.commit_watermark`, `uuid_ext.watermark_scope`,
 //! `uuid_ext.durable_wal`, `uuid_ext.watermark_interval`,
-//! `uuid_ext.clock_ahead_warning` and `uuid_ext.max_lead`.
+//! `uuid_ext.clock_ahead_warning` and `uuid_ext.max_lead`; `uuid_ext.cache`,
+//! how many values a session leases at once (docs/ordering.md#leases).
 
 use std::ffi::{c_char, CString};
 
@@ -23,6 +24,10 @@ pub enum Monotonicity {
 
 static MONOTONICITY: GucSetting<Monotonicity> =
     GucSetting::<Monotonicity>::new(Monotonicity::Shared);
+
+/// The largest lease: 1,000 UUIDv7 values are 15 us of the sequencer's time.
+pub const MAX_CACHE: i32 = 1_000;
+static CACHE: GucSetting<i32> = GucSetting::<i32>::new(1);
 
 /// Whose open transactions hold back a session's `uuid_v7_watermark()`.
 #[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
@@ -70,6 +75,21 @@ pub fn register() {
           below its own last value when it switches.",
         &MONOTONICITY,
         GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"uuid_ext.cache",
+        c"How many values of the sequencer a session takes at once, as a sequence's CACHE; 1: each draw its own, strictly in call order across the server.",
+        c"Above 1, a session's UUIDv7 and UUIDv6 come from a block it took with one move of the \
+          sequencer, for the rest of its transaction and while the clock has moved less than a \
+          millisecond past them: concurrent sessions no longer contend for every key, and insert at \
+          places of their own in an index. Every key stays unique and each session's increasing; keys \
+          of different sessions are ordered to within a millisecond and a block. Only the shared \
+          sequencer leases. Superusers set it, for a role or a database (ALTER ROLE ... SET).",
+        &CACHE,
+        1,
+        MAX_CACHE,
+        GucContext::Suset,
         GucFlags::default(),
     );
     GucRegistry::define_enum_guc(
@@ -179,6 +199,12 @@ fn read<T: GucValue>(setting: &GucSetting<T>) -> T {
     // nobody writes meanwhile, which PostgreSQL checked when it was set (an
     // enum's raw value is one of its ordinals).
     unsafe { T::from_raw(*setting.as_ptr()) }
+}
+
+/// `uuid_ext.cache`, read at every draw: values taken at once (1: none leased).
+#[inline]
+pub fn cache() -> u64 {
+    u64::try_from(read(&CACHE)).unwrap_or(1)
 }
 
 /// `uuid_ext.monotonicity`, read at every draw.

@@ -229,6 +229,17 @@ fn my_database() -> u32 {
     unsafe { pg_sys::MyDatabaseId }.into()
 }
 
+/// How many announcements this process has made: a lease of the sequencer
+/// is given only under the announcement it was taken under
+/// (docs/ordering.md#leases-uuid_extcache).
+static ANNOUNCEMENTS: AtomicU64 = AtomicU64::new(0);
+
+/// [`ANNOUNCEMENTS`], read at every leased draw.
+#[inline]
+pub fn announcements() -> u64 {
+    ANNOUNCEMENTS.load(Ordering::Relaxed)
+}
+
 /// Before this transaction first draws a UUIDv7 under the reset count
 /// `resets`, at `clock_ns`: announce, when the library is preloaded and
 /// `uuid_ext.commit_watermark` is on, whichever word the session draws from.
@@ -265,6 +276,7 @@ pub fn before_draw(clock_ns: u64, resets: u64, own_word: bool) -> u64 {
                 0
             };
             ANNOUNCED.set(Some((resets, own_word, floor)));
+            ANNOUNCEMENTS.fetch_add(1, Ordering::Relaxed);
             floor
         }
         // No process that runs SQL lacks a slot (an auxiliary process would):

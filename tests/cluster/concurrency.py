@@ -8,7 +8,11 @@ preloads uuid_ext (docs/ordering.md#the-sequencer, docs/design.md#randomness).
 For uuid_ext.monotonicity = shared, asserts: every UUID unique, each session
 strictly increasing, and the property only a shared sequencer gives: no two
 UUIDs of the whole run share the sequencer's word (v7: ms, fraction,
-counter; v6: the 60-bit time). The same load with monotonicity = backend
+counter; v6: the 60-bit time). With `uuid_ext.cache = 100`
+(docs/ordering.md#leases) the same, and each session's keys come in runs of
+its own in key order (a session's block of 100 at a time: at least 50 keys
+in a row on average, where sessions drawing one key at a time alternate
+every key or few). The same load with monotonicity = backend
 shows that this property is what tells the two apart: it reports how many
 words are shared there without asserting on the number. In both, the random
 bits never repeat across sessions: the generator seeded in the postmaster
@@ -26,18 +30,18 @@ PER_SESSION = 250_000
 LOCK = 7_700_001
 
 
-def run_sessions(srv, mode, gen):
+def run_sessions(srv, mode, gen, n=PER_SESSION, cache=1):
     """SESSIONS sessions held at an advisory-lock barrier, then released at
-    once to generate PER_SESSION UUIDs each in a tight loop; `gen` is the
-    call, or a list of calls the sessions take in turn."""
+    once to generate `n` UUIDs each in a tight loop, `cache` at a time;
+    `gen` is the call, or a list of calls the sessions take in turn."""
     gens = gen if isinstance(gen, list) else [gen]
     holder = srv.start_script(f"SELECT pg_advisory_lock({LOCK}); SELECT pg_sleep(600);")
     wait_for(lambda: srv.q(f"SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = {LOCK} "
                            "AND granted") == "1", "the barrier")
-    script = (f"SET uuid_ext.monotonicity = '{mode}';\n"
+    script = (f"SET uuid_ext.monotonicity = '{mode}';\nSET uuid_ext.cache = {cache};\n"
               f"SELECT pg_advisory_lock_shared({LOCK}) \\g /dev/null\n"
               "COPY (SELECT n, {gen} FROM generate_series(1, {n}) AS n) TO STDOUT WITH (DELIMITER '|');\n")
-    procs = [srv.start_script(script.format(gen=gens[i % len(gens)], n=PER_SESSION)) for i in range(SESSIONS)]
+    procs = [srv.start_script(script.format(gen=gens[i % len(gens)], n=n)) for i in range(SESSIONS)]
     wait_for(lambda: srv.q(f"SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = {LOCK} "
                            "AND NOT granted") == str(SESSIONS), "every session at the barrier")
     srv.q(f"SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = {LOCK} AND granted")
@@ -51,9 +55,9 @@ def run_sessions(srv, mode, gen):
     return [parse(o) for o in outs]
 
 
-def check_common(mode, sessions):
+def check_common(mode, sessions, n=PER_SESSION):
     for i, s in enumerate(sessions):
-        if len(s) != PER_SESSION:
+        if len(s) != n:
             fail(f"{mode}: session {i} returned {len(s)} rows")
         if any(a >= b for a, b in zip(s, s[1:])):
             fail(f"{mode}: session {i} is not strictly increasing")
@@ -67,10 +71,33 @@ def check_common(mode, sessions):
     randoms = [random_bits(u) for u in everything]
     if len(set(randoms)) != len(randoms):
         fail(f"{mode}: random bits repeated across sessions: the generator did not re-seed after fork")
-    ok(f"{mode}: {SESSIONS} overlapping sessions x {PER_SESSION}: all unique, each strictly increasing, "
+    ok(f"{mode}: {SESSIONS} overlapping sessions x {n}: all unique, each strictly increasing, "
        f"random bits never repeat")
     words = [word(u) for u in everything]
     return len(words) - len(set(words))
+
+
+def keys_in_a_row(sessions):
+    """In key order, how many keys of one session come in a row, on average."""
+    tagged = sorted((u, i) for i, s in enumerate(sessions) for u in s)
+    switches = sum(1 for a, b in zip(tagged, tagged[1:]) if a[1] != b[1])
+    return len(tagged) / (switches + 1)
+
+
+LEASED_PER_SESSION = 100_000
+
+
+def leased(srv, gen, v, strict_row):
+    """The shared sequencer with uuid_ext.cache = 100 (docs/ordering.md#leases)."""
+    sessions = run_sessions(srv, "shared", gen, LEASED_PER_SESSION, cache=100)
+    shared = check_common(f"v{v} leased", sessions, LEASED_PER_SESSION)
+    if shared:
+        fail(f"v{v} leased: {shared} UUIDs share the sequencer's word with another")
+    row = keys_in_a_row(sessions)
+    if row < 50:
+        fail(f"v{v} leased: a session's keys come {row:.1f} in a row on average in key order, not in blocks")
+    ok(f"v{v} leased (uuid_ext.cache = 100): no two UUIDs share the sequencer's word; in key order a session's come "
+       f"{row:.0f} in a row on average ({strict_row:.1f} drawing one at a time)")
 
 
 def parallel_workers(srv, mode, gen, label):
@@ -108,10 +135,12 @@ def main(t):
           "ALTER TABLE par_src SET (parallel_workers = 2); ANALYZE par_src")
     for v, gen in GENERATORS.items():
         print(f"-- UUIDv{v}: {gen}", flush=True)
-        shared = check_common(f"v{v} shared", run_sessions(srv, "shared", gen))
+        sessions = run_sessions(srv, "shared", gen)
+        shared = check_common(f"v{v} shared", sessions)
         if shared:
             fail(f"v{v} shared: {shared} UUIDs share the sequencer's word with another")
         ok(f"v{v} shared: no two UUIDs of the run share the sequencer's word")
+        leased(srv, gen, v, keys_in_a_row(sessions))
         backend = check_common(f"v{v} backend", run_sessions(srv, "backend", gen))
         print(f"info v{v} backend: {backend} UUIDs share the sequencer's word with one from another session "
               "(not asserted: what the shared word prevents)", flush=True)

@@ -8,7 +8,8 @@ The test starts its own server, preloading uuid_ext, under libfaketime (its
 clock read from a file), with `fsync = on`. It stops and starts it itself
 (fast, immediate, and SIGKILL of the postmaster and every child), moves its
 clock, and checks that every new UUIDv7 and UUIDv6 is above every earlier
-one. Then it shows the check can fail: with `uuid_ext.durable_margin = 0`
+one, after draws one at a time and after draws leasing 1000 at a time
+(docs/ordering.md#leases). Then it shows the check can fail: with `uuid_ext.durable_margin = 0`
 the words start from the clock again and new UUIDs sort below old ones.
 Last, the error paths: an unwritable file is an ERROR naming it, a damaged
 file a WARNING and a clean start.
@@ -29,9 +30,10 @@ def start(srv):
         fail("not on the shared sequencer after the start")
 
 
-def newest(srv, n=2_000):
-    """The greatest of n new UUIDs of each version: {version: int}."""
-    return {v: int(srv.q(f"SELECT max(id::text) FROM (SELECT {gen} AS id FROM generate_series(1, {n})) s")
+def newest(srv, n=2_000, cache=1):
+    """The greatest of n new UUIDs of each version, drawn `cache` at a time: {version: int}."""
+    return {v: int(srv.q(f"SET uuid_ext.cache = {cache};\n"
+                         f"SELECT max(id::text) FROM (SELECT {gen} AS id FROM generate_series(1, {n})) s")
                    .replace("-", ""), 16)
             for v, gen in GENERATORS.items()}
 
@@ -87,6 +89,30 @@ def main(t):
     start(srv)
     after = must_stay_above(srv, after, "immediate stop and start after a burst, clock still frozen")
     ok("after the burst: SIGKILL of every server process, then an immediate stop: new UUIDv7s and v6s stay above")
+    # Leases (docs/ordering.md#leases): each block is made durable whole
+    # before any key of it is given.
+    leased = newest(srv, 300_000, cache=1000)
+    srv.kill_all()
+    start(srv)
+    after = must_stay_above(srv, leased, "SIGKILL after a burst leasing 1000 keys at a time, clock still frozen")
+    ok("a burst leasing 1000 keys at a time (uuid_ext.cache = 1000), then SIGKILL of every server process: new "
+       "UUIDv7s and v6s stay above")
+    # A lease is only ever of the shared word: a session that draws from its
+    # own word, then from the shared one, in one transaction, gets a key of
+    # the shared word, which no other session gets again (on the code that
+    # leased the session's own word too, its second key came from that
+    # block, and the next session's strict draws repeated it: the clock is
+    # frozen, the words ahead of it).
+    switched = int(srv.q("SET uuid_ext.cache = 100;\nBEGIN;\nSET LOCAL uuid_ext.monotonicity = backend;\n"
+                         "SELECT uuid_generate_v7() \\g /dev/null\nSET LOCAL uuid_ext.monotonicity = shared;\n"
+                         "SELECT uuid_generate_v7();\nCOMMIT;").splitlines()[-1].replace("-", ""), 16)
+    later = [int(x.replace("-", ""), 16) for x in
+             srv.q("SELECT uuid_generate_v7() FROM generate_series(1, 200)").splitlines()]
+    if switched <= after[7] or min(later) <= switched:
+        fail(f"leasing, a session's own word then the shared one: its key {switched:032x}; the next session's "
+             f"strict keys from {min(later):032x} (the earlier keys up to {after[7]:032x})")
+    ok("leasing, a session that draws from its own word and then the shared one in a transaction: its key is "
+       "above every earlier key and below the next session's, the clock frozen")
 
     # A sparse writer: the horizon worker keeps the horizon ahead of the
     # clock, so a UUID made every 1.2 s never writes the file itself.

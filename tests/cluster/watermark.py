@@ -21,7 +21,8 @@ the two apart).
 
 The load is tests/lib/watermark_load.py's (the cluster test replication
 runs it with the pollers on a standby). Here it runs on the shared server,
-writers and pollers both. Needs psycopg 3.
+writers and pollers both, every other writer leasing blocks of 100 keys
+(`uuid_ext.cache = 100`, docs/ordering.md#leases). Needs psycopg 3.
 
 Before that, main runs `opted_out()`: a writer that may only INSERT (body)
 into `feed` sets `uuid_ext.monotonicity = backend` (any role may) and holds
@@ -119,4 +120,4 @@ def main(t):
     srv = t.shared()
     srv.q("CREATE EXTENSION IF NOT EXISTS uuid_ext")
     opted_out(srv)
-    run(srv.conninfo(), srv.conninfo())
+    run(srv.conninfo(), srv.conninfo(), leased=True)

@@ -37,10 +37,14 @@ class Record:
             self.kinds[kind] = self.kinds.get(kind, 0) + 1
 
 
-def writer(conninfo, n, rec, stop, prepared_queue):
+def writer(conninfo, n, rec, stop, prepared_queue, leased=False):
     rnd = random.Random(n)
     try:
         with connect(conninfo) as conn:
+            if leased and n % 2:
+                # Every other writer leases blocks of the sequencer (docs/ordering.md#leases).
+                conn.execute("SET uuid_ext.cache = 100")
+                conn.commit()
             g = 0
             while not stop.is_set():
                 g += 1
@@ -146,9 +150,10 @@ def poll_loop(conninfo, poller, stop, rec):
         rec.errors.append(f"poller: {e!r}")
 
 
-def run(writers, pollers):
+def run(writers, pollers, leased=False):
     """The test, writing through `writers` and polling through `pollers`
-    (libpq conninfo strings)."""
+    (libpq conninfo strings); with `leased`, every other writer sets
+    uuid_ext.cache = 100."""
     standby = writers != pollers
     with connect(writers, autocommit=True) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS uuid_ext")
@@ -176,7 +181,7 @@ def run(writers, pollers):
     stop_writers, stop_resolver, stop_pollers = threading.Event(), threading.Event(), threading.Event()
     prepared_queue = []
     good, naive = Poller(True, standby), Poller(False, standby)
-    threads = [threading.Thread(target=writer, args=(writers, n, rec, stop_writers, prepared_queue))
+    threads = [threading.Thread(target=writer, args=(writers, n, rec, stop_writers, prepared_queue, leased))
                for n in range(WRITERS)]
     res = threading.Thread(target=resolver, args=(writers, rec, stop_resolver, prepared_queue))
     polls = [threading.Thread(target=poll_loop, args=(pollers, p, stop_pollers, rec)) for p in (good, naive)]
@@ -211,7 +216,8 @@ def run(writers, pollers):
     naive_missed = len(rec.committed - set(naive.seen))
     kinds = ", ".join(f"{v} {k}" for k, v in sorted(rec.kinds.items()))
     where = " on a standby" if standby else ""
-    ok(f"{WRITERS} writers for {SECONDS} s ({kinds}): the watermark poller{where} saw all {len(rec.committed)} "
+    leases = f", {WRITERS // 2} of them leasing 100 keys at a time" if leased else ""
+    ok(f"{WRITERS} writers{leases} for {SECONDS} s ({kinds}): the watermark poller{where} saw all {len(rec.committed)} "
        f"committed rows exactly once and none of the {len(rec.aborted)} that did not commit")
     if naive_missed == 0:
         fail("the naive poller (id > last_seen, no watermark) missed nothing: this run cannot tell the two apart")

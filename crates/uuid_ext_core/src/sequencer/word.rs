@@ -113,6 +113,28 @@ fn advance_seen<W: Word + ?Sized, H: Horizon + ?Sized, C: Ceiling + ?Sized>(
     floor: u64,
     max: u64,
 ) -> Result<u64, Stop<H::Error>> {
+    advance_block(word, horizon, ceiling, seen, floor, max, 1, floor).map(|(first, _)| first)
+}
+
+/// [`advance_seen`] for a block of up to `size` values at once (a lease):
+/// the word moves to the block's last value, which the ceiling and the
+/// durable limit are checked against. The block ends `size - 1` past the
+/// clock's candidate `clock` at most (a word ahead of the clock gives a
+/// smaller one, down to a single value), and at `max`.
+/// Returns the block's first and last values, which no other caller of the
+/// word is ever given.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn advance_block<W: Word + ?Sized, H: Horizon + ?Sized, C: Ceiling + ?Sized>(
+    word: &W,
+    horizon: &H,
+    ceiling: &C,
+    seen: u64,
+    floor: u64,
+    max: u64,
+    size: u64,
+    clock: u64,
+) -> Result<(u64, u64), Stop<H::Error>> {
     let mut current = word.load();
     loop {
         // After the load of `current`, before the swap (crate::sequencer::reset).
@@ -127,22 +149,29 @@ fn advance_seen<W: Word + ?Sized, H: Horizon + ?Sized, C: Ceiling + ?Sized>(
         if next > max {
             return Err(Stop::Exhausted);
         }
+        // A block reaches at most `size - 1` past the clock: a word already
+        // ahead of it gets smaller blocks, down to one value, so leases
+        // never run the word further ahead of the clock than one block.
+        let last = next
+            .saturating_add(size.max(1) - 1)
+            .min(next.max(clock.saturating_add(size.max(1) - 1)))
+            .min(max);
         // The cheap comparison first; the reference only above it.
-        if next > ceiling.quick() {
+        if last > ceiling.quick() {
             let exact = ceiling.exact();
-            if next > exact {
-                return Err(Stop::Ahead(next - exact));
+            if last > exact {
+                return Err(Stop::Ahead(last - exact));
             }
         }
-        if next > horizon.limit() {
-            if !horizon.extend(next, seen).map_err(Stop::Horizon)? {
+        if last > horizon.limit() {
+            if !horizon.extend(last, seen).map_err(Stop::Horizon)? {
                 return Err(Stop::Reset);
             }
             current = word.load();
             continue;
         }
-        match word.compare_exchange_weak(current, next) {
-            Ok(_) => return Ok(next),
+        match word.compare_exchange_weak(current, last) {
+            Ok(_) => return Ok((next, last)),
             Err(actual) => current = actual,
         }
     }
@@ -184,17 +213,43 @@ pub fn raise<W: Word + ?Sized, H: Horizon + ?Sized>(
     }
 }
 
-/// One session's view of a sequence: the last value it was given.
+/// One session's view of a sequence: the last value it was given, and the
+/// values of its lease not yet given ([`Session::next_leased`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Session {
     last: u64,
     /// The reset count of the last draw (crate::sequencer::reset).
     resets: u64,
+    /// The last value of the lease; `last` is the one given before the
+    /// next (none left when `last >= lease_last`).
+    lease_last: u64,
+    /// The caller's epoch the lease was taken in (a transaction).
+    lease_epoch: u64,
+}
+
+/// How a session leases blocks of values ([`Session::next_leased`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lease {
+    /// Values taken from the word at once (1: none leased, every value
+    /// drawn from the word itself).
+    pub size: u64,
+    /// A value of the lease is given only while the clock's candidate is at
+    /// most this many word units above it; past that, the rest is dropped
+    /// and a new block taken at the clock.
+    pub stale: u64,
+    /// The lease lives in one epoch (the caller's transaction): a draw in
+    /// another drops what is left.
+    pub epoch: u64,
 }
 
 impl Session {
     pub const fn new() -> Self {
-        Session { last: 0, resets: 0 }
+        Session {
+            last: 0,
+            resets: 0,
+            lease_last: 0,
+            lease_epoch: 0,
+        }
     }
 
     /// The last value this session was given (0 before the first).
@@ -253,12 +308,63 @@ impl Session {
     ) -> Result<u64, Stop<H::Error>> {
         if seen != self.resets {
             self.last = 0;
+            self.lease_last = 0;
             self.resets = seen;
         }
         let floor = candidate.max(self.last.checked_add(1).ok_or(Exhausted)?);
         let value = advance_seen(word, horizon, ceiling, seen, floor, max)?;
         self.last = value;
         Ok(value)
+    }
+
+    /// [`Session::next_in`] with a lease (docs/ordering.md#leases): the word
+    /// is moved `lease.size` values at a time, with one compare-and-swap,
+    /// and this session gives the block's values one by one. A value of
+    /// the block is given only in the epoch the block was taken in, under
+    /// the same reset count, and while the clock's `candidate` is at most
+    /// `lease.stale` above it; otherwise what is left is dropped and a new
+    /// block taken, as a draw would (at the clock or above the word). So
+    /// every value is still given once, each session's values still
+    /// increase, the durable limit and the ceiling cover the whole block
+    /// before any value of it is given, and no value given is more than
+    /// `stale` behind the clock.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn next_leased<W: Word + ?Sized, H: Horizon + ?Sized, C: Ceiling + ?Sized>(
+        &mut self,
+        word: &W,
+        horizon: &H,
+        ceiling: &C,
+        seen: u64,
+        candidate: u64,
+        max: u64,
+        lease: Lease,
+    ) -> Result<u64, Stop<H::Error>> {
+        if seen != self.resets {
+            self.last = 0;
+            self.lease_last = 0;
+            self.resets = seen;
+        }
+        if self.last < self.lease_last
+            && self.lease_epoch == lease.epoch
+            && candidate <= (self.last + 1).saturating_add(lease.stale)
+        {
+            self.last += 1;
+            return Ok(self.last);
+        }
+        let floor = candidate.max(self.last.checked_add(1).ok_or(Exhausted)?);
+        let (first, last) = advance_block(
+            word, horizon, ceiling, seen, floor, max, lease.size, candidate,
+        )?;
+        self.last = first;
+        self.lease_last = last;
+        self.lease_epoch = lease.epoch;
+        Ok(first)
+    }
+
+    /// Drops what is left of the lease: the next draw takes from the word.
+    pub fn end_lease(&mut self) {
+        self.lease_last = 0;
     }
 }
 
@@ -444,5 +550,211 @@ mod tests {
         all.sort_unstable();
         all.dedup();
         assert_eq!(all.len(), n, "no value given twice");
+    }
+
+    const LEASE: Lease = Lease {
+        size: 100,
+        stale: 1_000,
+        epoch: 1,
+    };
+
+    fn leased(s: &mut Session, word: &AtomicU64, candidate: u64, lease: Lease) -> u64 {
+        s.next_leased(word, &Unbounded, &Open, 0, candidate, u64::MAX, lease)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_lease_takes_a_block_with_one_move_of_the_word() {
+        let word = AtomicU64::new(0);
+        let mut s = Session::new();
+        assert_eq!(leased(&mut s, &word, 1_000, LEASE), 1_000);
+        // The word holds the block's last value: no one else gets any of it.
+        assert_eq!(word.load(Ordering::Relaxed), 1_099);
+        let rest: Vec<u64> = (0..99)
+            .map(|_| leased(&mut s, &word, 1_000, LEASE))
+            .collect();
+        assert_eq!(rest, (1_001..1_100).collect::<Vec<_>>());
+        assert_eq!(word.load(Ordering::Relaxed), 1_099, "drawn from the block");
+        // The block used up: the next is a new block above the word.
+        assert_eq!(leased(&mut s, &word, 1_100, LEASE), 1_100);
+        assert_eq!(word.load(Ordering::Relaxed), 1_199);
+        // Another session draws above every block given.
+        let mut other = Session::new();
+        assert_eq!(other.next(&word, 0, u64::MAX), Ok(1_200));
+    }
+
+    #[test]
+    fn a_lease_of_one_is_a_plain_draw() {
+        let (a, b) = (AtomicU64::new(0), AtomicU64::new(0));
+        let (mut s, mut t) = (Session::new(), Session::new());
+        let one = Lease { size: 1, ..LEASE };
+        for c in [5, 5, 5, 9, 3, 3, 20] {
+            assert_eq!(leased(&mut s, &a, c, one), t.next(&b, c, u64::MAX).unwrap());
+            assert_eq!(a.load(Ordering::Relaxed), b.load(Ordering::Relaxed));
+        }
+    }
+
+    #[test]
+    fn a_stale_lease_is_dropped_for_the_clock() {
+        let word = AtomicU64::new(0);
+        let mut s = Session::new();
+        assert_eq!(leased(&mut s, &word, 1_000, LEASE), 1_000);
+        // Within the bound of the next value (1,001 + 1,000): from the block.
+        assert_eq!(leased(&mut s, &word, 2_001, LEASE), 1_001);
+        // Past it: the rest is dropped, a new block at the clock.
+        assert_eq!(leased(&mut s, &word, 2_003, LEASE), 2_003);
+        assert_eq!(word.load(Ordering::Relaxed), 2_102);
+    }
+
+    #[test]
+    fn a_lease_lives_in_its_epoch_and_its_reset_count() {
+        let word = AtomicU64::new(0);
+        let mut s = Session::new();
+        assert_eq!(leased(&mut s, &word, 1_000, LEASE), 1_000);
+        // Another epoch (transaction): a new block, above the old one.
+        let next = Lease { epoch: 2, ..LEASE };
+        assert_eq!(leased(&mut s, &word, 1_100, next), 1_100);
+        assert_eq!(leased(&mut s, &word, 1_100, next), 1_101);
+        assert_eq!(word.load(Ordering::Relaxed), 1_199);
+        // Ended by hand: the same.
+        s.end_lease();
+        assert_eq!(leased(&mut s, &word, 1_200, next), 1_200);
+        // Another reset count: the session forgets its lease (and its last
+        // value: a reset brought the word back).
+        struct Reset2;
+        impl Horizon for Reset2 {
+            type Error = std::convert::Infallible;
+            fn limit(&self) -> u64 {
+                u64::MAX
+            }
+            fn extend(&self, _: u64, _: u64) -> Result<bool, Self::Error> {
+                Ok(true)
+            }
+            fn resets(&self) -> u64 {
+                2
+            }
+        }
+        word.store(500, Ordering::Relaxed);
+        assert_eq!(
+            s.next_leased(&word, &Reset2, &Open, 2, 501, u64::MAX, next),
+            Ok(501)
+        );
+        assert_eq!(word.load(Ordering::Relaxed), 600);
+    }
+
+    #[test]
+    fn a_block_is_checked_whole_against_the_ceiling_and_the_maximum() {
+        struct At(u64);
+        impl Ceiling for At {
+            fn quick(&self) -> u64 {
+                self.0
+            }
+            fn exact(&self) -> u64 {
+                self.0
+            }
+        }
+        let word = AtomicU64::new(0);
+        let mut s = Session::new();
+        // The block's last value (1,099) is 49 above the ceiling: nothing taken.
+        assert_eq!(
+            s.next_leased(&word, &Unbounded, &At(1_050), 0, 1_000, u64::MAX, LEASE),
+            Err(Stop::Ahead(49))
+        );
+        assert_eq!(word.load(Ordering::Relaxed), 0);
+        // Near the maximum, the block ends there.
+        assert_eq!(
+            s.next_leased(&word, &Unbounded, &Open, 0, 1_000, 1_010, LEASE),
+            Ok(1_000)
+        );
+        assert_eq!(word.load(Ordering::Relaxed), 1_010);
+    }
+
+    #[test]
+    fn a_block_is_made_durable_whole_before_any_value_of_it_is_given() {
+        use std::cell::Cell;
+        struct Disk {
+            limit: Cell<u64>,
+            asked: Cell<u64>,
+        }
+        impl Horizon for Disk {
+            type Error = std::convert::Infallible;
+            fn limit(&self) -> u64 {
+                self.limit.get()
+            }
+            fn extend(&self, needed: u64, _: u64) -> Result<bool, Self::Error> {
+                self.asked.set(needed);
+                self.limit.set(needed + 10);
+                Ok(true)
+            }
+        }
+        let disk = Disk {
+            limit: Cell::new(1_050),
+            asked: Cell::new(0),
+        };
+        let word = AtomicU64::new(0);
+        let mut s = Session::new();
+        assert_eq!(
+            s.next_leased(&word, &disk, &Open, 0, 1_000, u64::MAX, LEASE),
+            Ok(1_000)
+        );
+        // The limit was below the block's last value: raised past it first.
+        assert_eq!(disk.asked.get(), 1_099);
+        assert!(disk.limit.get() >= word.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn a_word_ahead_of_the_clock_gets_smaller_blocks() {
+        let word = AtomicU64::new(1_050);
+        let mut s = Session::new();
+        // The clock's candidate 1,000: a block to 1,099 at most, from 1,051.
+        assert_eq!(leased(&mut s, &word, 1_000, LEASE), 1_051);
+        assert_eq!(word.load(Ordering::Relaxed), 1_099);
+        // A word a block or more ahead: one value at a time.
+        let word = AtomicU64::new(5_000);
+        let mut t = Session::new();
+        assert_eq!(leased(&mut t, &word, 1_000, LEASE), 5_001);
+        assert_eq!(word.load(Ordering::Relaxed), 5_001);
+        assert_eq!(leased(&mut t, &word, 1_000, LEASE), 5_002);
+        assert_eq!(word.load(Ordering::Relaxed), 5_002);
+    }
+
+    #[test]
+    fn leasing_threads_never_share_a_value() {
+        let word = AtomicU64::new(0);
+        let per_thread = 20_000u64;
+        let values: Vec<Vec<u64>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..4u64)
+                .map(|t| {
+                    let word = &word;
+                    scope.spawn(move || {
+                        let mut s = Session::new();
+                        // Epochs change now and then, as transactions end.
+                        (0..per_thread)
+                            .map(|i| {
+                                let lease = Lease {
+                                    epoch: (i / 250) * 4 + t,
+                                    ..LEASE
+                                };
+                                // The clock where the word is.
+                                leased(&mut s, word, word.load(Ordering::Relaxed), lease)
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for v in &values {
+            assert!(
+                v.windows(2).all(|w| w[0] < w[1]),
+                "each thread strictly increasing"
+            );
+        }
+        let mut all: Vec<u64> = values.concat();
+        let n = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), n, "no value given twice");
+        assert!(word.load(Ordering::Relaxed) >= *all.last().unwrap());
     }
 }
