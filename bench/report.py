@@ -490,6 +490,12 @@ def key_choice(r, t):
     v7 = k["calls"]["uuid_generate_v7()"]["net_ns"]
     t.add("keys", f"PostgreSQL {pg}: `uuid_generate_v7()` net cost ≤ 1.1 × `nextval()` on a sequence with `CACHE 100`",
           f"{v7:.0f} ns against {base:.0f} ns: **{v7 / base:.2f}×**", v7 / base <= 1.1)
+    leased = k["calls"].get("uuid_generate_v7(), uuid_ext.cache = 100")
+    if leased:
+        t.add("keys", f"PostgreSQL {pg}: with `uuid_ext.cache = 100`, `uuid_generate_v7()` net cost ≤ `nextval()` on "
+              "a sequence with `CACHE 100`",
+              f"{leased['net_ns']:.0f} ns against {base:.0f} ns: **{leased['net_ns'] / base:.2f}×**",
+              leased["net_ns"] <= base)
     ins = k["inserts"]
     ident = ins["bigint identity"]["insert_s"]
     out += ["", f"Inserts: `INSERT INTO keyed (n) SELECT generate_series(1, {k['insert_rows']:,})` in one statement "
@@ -509,6 +515,37 @@ def key_choice(r, t):
           f"{v7i:.2f} s against {ident:.2f} s: **{v7i / ident:.2f}×**", v7i / ident <= 1.1)
     failed = sum(p["failed"] for p in k["pgbench"].values())
     t.add("keys", f"PostgreSQL {pg}: no failed pgbench transaction with any key", f"{failed} failed", failed == 0)
+    return out
+
+
+def contention(r, t):
+    """Many clients at once (docs/benchmarks.md#contention)."""
+    if "contention" not in r:
+        return []
+    c, pg = r["contention"], r["major"]
+    cores = os.cpu_count()
+    heads = " | ".join(f"{n} client{'s' if n > 1 else ''}" for n in c["clients"])
+    out = ["", "### Contention", "",
+           f"On {cores} cores. Draws: `SELECT count(f()) FROM generate_series(1, 20000)`, pgbench, {c['seconds']} s "
+           "a figure, one run each; millions of draws a second.", "",
+           f"| draws a second (millions) | {heads} |", "|---|" + "---:|" * len(c["clients"])]
+    for k, per in c["draws"].items():
+        out.append(f"| `{k}` | " + " | ".join(f"{per[str(n)]['per_s'] / 1e6:.2f}" for n in c["clients"]) + " |")
+    out += ["", f"Inserts: `INSERT INTO contended (backend) SELECT pg_backend_pid() FROM generate_series(1, "
+            f"{c['batch']})` a transaction into a fresh table per run; thousands of rows a second, and (in brackets) "
+            "how many rows of one backend come in a row in the primary key's order (1: the backends alternate "
+            "every key, all at the index's last page).", "",
+            f"| inserts (thousands of rows a second) | {heads} |", "|---|" + "---:|" * len(c["clients"])]
+    for k, per in c["inserts"].items():
+        out.append(f"| {k} | " + " | ".join(f"{per[str(n)]['rows_per_s'] / 1e3:.0f} ({per[str(n)]['in_a_row']:.1f})"
+                                             for n in c["clients"]) + " |")
+    leased = c["inserts"]["v7, uuid_ext.cache = 100"]["2"]["in_a_row"]
+    strict = c["inserts"]["v7"]["2"]["in_a_row"]
+    t.add("contention", f"PostgreSQL {pg}: with `uuid_ext.cache = 100`, 2 clients' batch inserts come in blocks in "
+          "the index (at least 10 × the keys in a row of strict order)",
+          f"{leased:.1f} against {strict:.1f} in a row", leased >= 10 * strict)
+    failed = sum(v["failed"] for d in (c["draws"], c["inserts"]) for per in d.values() for v in per.values())
+    t.add("contention", f"PostgreSQL {pg}: no failed pgbench transaction", f"{failed} failed", failed == 0)
     return out
 
 
@@ -662,7 +699,7 @@ def main():
     for r in results:
         body += ["", f"## PostgreSQL {r['major']}", ""]
         body += generation(r, t) + key_choice(r, t) + facade(r, t) + per_row(r) + index(r, t) + types(r, t) + pgbench(r, t)
-        body += concurrent(r, t) + durable(r, t) + watermark(r, t)
+        body += concurrent(r, t) + contention(r, t) + durable(r, t) + watermark(r, t)
         body += wal(r, t) + feeds(r, t) + releases(r, t) + versions(r, t) + citus(r, t)
     measured = criterion(a.criterion)
     kept, kept_target = ([], None) if measured else criterion_kept(a.out)

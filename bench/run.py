@@ -387,6 +387,7 @@ def key_choice(db, pgbench_bin, rows, insert_rows, rounds, insert_rounds, client
     db.q("CREATE SEQUENCE bench_seq; CREATE SEQUENCE bench_seq100 CACHE 100")
     calls = {"empty loop": NIL, "nextval(), default cache": "nextval('bench_seq')",
              "nextval(), CACHE 100": "nextval('bench_seq100')", "uuid_generate_v7()": "uuid_generate_v7()",
+             "uuid_generate_v7(), uuid_ext.cache = 100": "uuid_generate_v7()",
              "gen_random_uuid()": "gen_random_uuid()"}
     if core_v7:
         calls["core uuidv7()"] = "uuidv7()"
@@ -394,7 +395,10 @@ def key_choice(db, pgbench_bin, rows, insert_rows, rounds, insert_rounds, client
     for r in range(rounds):
         for k in rotated(list(calls), r):
             sql = f"SELECT count(x) FROM (SELECT {calls[k]} AS x FROM generate_series(1, {rows})) s"
-            script.append(f"SELECT 'measured', bench_seconds($q${sql}$q$);")
+            leased = "uuid_ext.cache" in k
+            script.append(("SET uuid_ext.cache = 100; " if leased else "")
+                          + f"SELECT 'measured', bench_seconds($q${sql}$q$);"
+                          + (" RESET uuid_ext.cache;" if leased else ""))
             order.append(k)
     lines = [l for l in db.script("\n".join(script)).splitlines() if l.startswith("measured|")]
     runs = {k: [] for k in calls}
@@ -434,6 +438,60 @@ def key_choice(db, pgbench_bin, rows, insert_rows, rounds, insert_rounds, client
                           "aborted": sum(v["aborted"]), "runs": v["tps"]} for k, v in tps.items()}
     out["rows"], out["rounds"], out["insert_rows"], out["insert_rounds"] = rows, rounds, insert_rows, insert_rounds
     out["clients"], out["seconds"] = clients, seconds
+    return out
+
+
+# The contention section (docs/benchmarks.md#contention): client counts, and
+# what each draws or inserts; `uuid_ext.cache` is set through PGOPTIONS (the
+# bench's role is a superuser).
+CONTENTION_CLIENTS = (1, 2, 4, 8, 16)
+CONTENTION_DRAWS = {
+    "uuid_generate_v7()": ("uuid_generate_v7()", ""),
+    "uuid_generate_v7(), uuid_ext.cache = 100": ("uuid_generate_v7()", "-c uuid_ext.cache=100"),
+    "nextval(), CACHE 1": ("nextval('contended_seq1')", ""),
+    "nextval(), CACHE 100": ("nextval('contended_seq100')", ""),
+    "gen_random_uuid()": ("gen_random_uuid()", ""),
+}
+CONTENTION_KEYS = {
+    "v7": ("id uuid PRIMARY KEY DEFAULT uuid_generate_v7()", ""),
+    "v7, uuid_ext.cache = 100": ("id uuid PRIMARY KEY DEFAULT uuid_generate_v7()", "-c uuid_ext.cache=100"),
+    "identity CACHE 1": ("id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY", ""),
+    "identity CACHE 100": ("id bigint GENERATED ALWAYS AS IDENTITY (CACHE 100) PRIMARY KEY", ""),
+    "gen_random_uuid()": ("id uuid PRIMARY KEY DEFAULT gen_random_uuid()", ""),
+}
+
+
+def contention(db, pgbench_bin, seconds, draws_per_call=20_000, batch=100):
+    """Many clients at once, at every client count of CONTENTION_CLIENTS:
+    draws a second (`SELECT count(f()) FROM generate_series(1, 20000)` a
+    transaction), then rows a second inserted in batches of 100 into a fresh
+    table per run, and how many keys of one backend come in a row in the
+    primary key's order: the places in the index concurrent backends insert
+    at (1: they alternate every key; a lease or a cached sequence gives
+    each backend a block). One run of `seconds` each: the figures that
+    differ here differ several-fold."""
+    db.q("DROP SEQUENCE IF EXISTS contended_seq1, contended_seq100; CREATE SEQUENCE contended_seq1; "
+         "CREATE SEQUENCE contended_seq100 CACHE 100")
+    out = {"clients": list(CONTENTION_CLIENTS), "seconds": seconds, "batch": batch, "draws": {}, "inserts": {}}
+    for k, (f, options) in CONTENTION_DRAWS.items():
+        out["draws"][k] = {}
+        for c in CONTENTION_CLIENTS:
+            tps, failed, aborted = run_pgbench(db, pgbench_bin, c, seconds,
+                                               f"SELECT count({f}) FROM generate_series(1, {draws_per_call});", options)
+            out["draws"][k][str(c)] = {"per_s": tps * draws_per_call, "failed": failed, "aborted": aborted}
+    for k, (column, options) in CONTENTION_KEYS.items():
+        out["inserts"][k] = {}
+        for c in CONTENTION_CLIENTS:
+            db.q(f"DROP TABLE IF EXISTS contended; CREATE TABLE contended ({column}, backend int)")
+            db.q("CHECKPOINT")
+            tps, failed, aborted = run_pgbench(
+                db, pgbench_bin, c, seconds,
+                f"INSERT INTO contended (backend) SELECT pg_backend_pid() FROM generate_series(1, {batch});", options)
+            in_a_row = float(db.q("SELECT count(*)::float8 / (1 + count(*) FILTER (WHERE backend <> prev)) FROM "
+                                  "(SELECT backend, lag(backend) OVER (ORDER BY id) AS prev FROM contended) s"))
+            out["inserts"][k][str(c)] = {"rows_per_s": tps * batch, "in_a_row": in_a_row, "failed": failed,
+                                         "aborted": aborted}
+    db.q("DROP TABLE IF EXISTS contended; DROP SEQUENCE contended_seq1, contended_seq100")
     return out
 
 
@@ -1002,7 +1060,7 @@ def main():
         d = results["concurrent"][k]
         print(f"  {k}: {d['rows']:.0f} rows, {d['bytes_per_row']:.1f} index bytes per row, "
               f"leaf density {d['leaf_density']:.1f}%")
-    for section in ("keys", "facade", "durable", "watermark", "wal", "feeds"):
+    for section in ("keys", "facade", "durable", "watermark", "wal", "feeds", "contention"):
         results[section] = run_section(section, db, a, core_v7, extra)
     if a.citus:
         results["citus"] = run_section("citus", db, a, core_v7, extra)
@@ -1066,6 +1124,15 @@ def run_section(name, db, a, core_v7, extra):
             print(f"  {k:38s} insert {v['insert_s']:.2f} s, primary key {v['index_bytes'] / 2**20:.1f} MiB; "
                   f"pgbench {d['pgbench'][k]['tps']:.0f} tps, failed {d['pgbench'][k]['failed']}")
         return d
+    elif name == "contention":
+        print(f"contention: {', '.join(map(str, CONTENTION_CLIENTS))} clients ...", flush=True)
+        d = contention(db, a.pgbench, 4)
+        for k, per in d["draws"].items():
+            print(f"  draws {k:42s} " + "  ".join(f"{c}: {v['per_s'] / 1e6:.2f} M/s" for c, v in per.items()))
+        for k, per in d["inserts"].items():
+            print(f"  inserts {k:26s} " + "  ".join(f"{c}: {v['rows_per_s'] / 1e3:.0f} k/s ({v['in_a_row']:.1f} in a row)"
+                                                     for c, v in per.items()))
+        return d
     elif name == "citus":
         if not a.citus:
             sys.exit("the citus section needs --citus (scripts/bench starts the cluster where Citus is installed)")
@@ -1079,7 +1146,8 @@ def run_section(name, db, a, core_v7, extra):
             print(f"  lookup {f:45s} {v['ms']:.3f} ms each (median)")
         return d
     else:
-        sys.exit(f"--only knows: generation, keys, facade, durable, watermark, wal, feeds, citus (not {name})")
+        sys.exit(f"--only knows: generation, keys, facade, durable, watermark, wal, feeds, contention, citus "
+                 f"(not {name})")
     for k, g in d["generation"].items():
         print(f"  uuid_generate_v7(), {name} {k}: net {g['net_ns']:.1f} ns; "
               f"pgbench {d['pgbench'][k]['tps']:.0f} tps, failed {d['pgbench'][k]['failed']}")
