@@ -6,15 +6,17 @@ Every server here preloads uuid_ext and runs under libfaketime with a clock
 of its own. The primary writes its horizon and its watermark to the WAL
 (`uuid_ext.durable_wal = on`) and archives its WAL to a local directory.
 
- 1. A standby made with `pg_basebackup -R` replays writes; a read-only query
+ 1. A standby made with `pg_basebackup -R` replays writes (half of the keys
+    leased 1,000 at a time, docs/ordering.md#leases-uuid_extcache); a read-only query
     on it makes UUIDs above every key it replayed; promoted with its clock a
     day behind, every new UUIDv7 and v6 is above every replayed key.
  2. Another standby replays, makes a restartpoint, has its horizon file
     raised by redo; a base backup taken from it starts a day behind: above;
     it is stopped immediately, restarts with its clock a day behind, and is
     promoted: above.
- 3. The watermark test's writers run on the primary and its pollers on a
-    standby: the watermark poller sees every committed row exactly once, the
+ 3. The watermark test's writers run on the primary (every other one
+    leasing keys) and its pollers on a standby: the watermark poller sees
+    every committed row exactly once, the
     naive one misses rows in the same run.
  4. A standby without the library stops at the first record with the
     documented error; preloading the library lets it go on.
@@ -57,8 +59,9 @@ def primary_conf(archive, wal):
 COPY_CONF = ["archive_mode = off"]
 
 
-def make_keys(srv, n):
-    srv.q(f"INSERT INTO t (n) SELECT generate_series(1, {n})")
+def make_keys(srv, n, cache=1):
+    """n rows, their keys drawn `cache` at a time (docs/ordering.md#leases-uuid_extcache)."""
+    srv.q(f"SET uuid_ext.cache = {cache};\nINSERT INTO t (n) SELECT generate_series(1, {n})")
 
 
 def maxima(srv):
@@ -111,7 +114,7 @@ def main(t):
     s4 = standby_of(t, p, "standby4")
     make_keys(p, 50_000)
     p.q("CHECKPOINT")
-    make_keys(p, 50_000)
+    make_keys(p, 50_000, cache=1000)
     p.q("SELECT pg_create_restore_point('after_writes')")
     replayed = maxima(p)
     p.archive_current_wal(archive)
@@ -121,7 +124,8 @@ def main(t):
         fail("standby1 has not replayed every key")
     on_standby = s1.least_new()
     must_be_above(on_standby, replayed, "UUIDs made by a read-only query on the standby")
-    ok("a standby made with pg_basebackup -R replays 100,000 keys; UUIDs made by read-only queries on it are "
+    ok("a standby made with pg_basebackup -R replays 100,000 keys (half of them leased 1,000 at a time); UUIDs "
+       "made by read-only queries on it are "
        "above every key it replayed (v7 and v6); the horizon worker does not run there")
 
     s1.set_clock("-1d")
@@ -171,7 +175,7 @@ def main(t):
 
     # 3. The watermark poller on a standby.
     s2 = standby_of(t, p, "standby2")
-    watermark_load.run(p.conninfo(), s2.conninfo())
+    watermark_load.run(p.conninfo(), s2.conninfo(), leased=True)
     s2.stop()
 
     # 4. A standby without the library.

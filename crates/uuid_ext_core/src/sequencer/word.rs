@@ -113,14 +113,14 @@ fn advance_seen<W: Word + ?Sized, H: Horizon + ?Sized, C: Ceiling + ?Sized>(
     floor: u64,
     max: u64,
 ) -> Result<u64, Stop<H::Error>> {
-    advance_block(word, horizon, ceiling, seen, floor, max, 1, floor).map(|(first, _)| first)
+    advance_block(word, horizon, ceiling, seen, floor, max, 1, 0).map(|(first, _)| first)
 }
 
 /// [`advance_seen`] for a block of up to `size` values at once (a lease):
 /// the word moves to the block's last value, which the ceiling and the
-/// durable limit are checked against. The block ends `size - 1` past the
-/// clock's candidate `clock` at most (a word ahead of the clock gives a
-/// smaller one, down to a single value), and at `max`.
+/// durable limit are checked against. The block ends at `reach` at most (a
+/// word that far ahead of the clock gives smaller ones, down to a single
+/// value), and at `max`.
 /// Returns the block's first and last values, which no other caller of the
 /// word is ever given.
 #[inline(always)]
@@ -133,7 +133,7 @@ fn advance_block<W: Word + ?Sized, H: Horizon + ?Sized, C: Ceiling + ?Sized>(
     floor: u64,
     max: u64,
     size: u64,
-    clock: u64,
+    reach: u64,
 ) -> Result<(u64, u64), Stop<H::Error>> {
     let mut current = word.load();
     loop {
@@ -149,12 +149,12 @@ fn advance_block<W: Word + ?Sized, H: Horizon + ?Sized, C: Ceiling + ?Sized>(
         if next > max {
             return Err(Stop::Exhausted);
         }
-        // A block reaches at most `size - 1` past the clock: a word already
-        // ahead of it gets smaller blocks, down to one value, so leases
-        // never run the word further ahead of the clock than one block.
+        // A block ends at `reach` at most: a word already there gets
+        // smaller blocks, down to one value, so leases never run the word
+        // further ahead of the clock than that.
         let last = next
             .saturating_add(size.max(1) - 1)
-            .min(next.max(clock.saturating_add(size.max(1) - 1)))
+            .min(next.max(reach))
             .min(max);
         // The cheap comparison first; the reference only above it.
         if last > ceiling.quick() {
@@ -354,7 +354,14 @@ impl Session {
         }
         let floor = candidate.max(self.last.checked_add(1).ok_or(Exhausted)?);
         let (first, last) = advance_block(
-            word, horizon, ceiling, seen, floor, max, lease.size, candidate,
+            word,
+            horizon,
+            ceiling,
+            seen,
+            floor,
+            max,
+            lease.size,
+            candidate.saturating_add(lease.stale),
         )?;
         self.last = first;
         self.lease_last = last;
@@ -704,12 +711,13 @@ mod tests {
 
     #[test]
     fn a_word_ahead_of_the_clock_gets_smaller_blocks() {
-        let word = AtomicU64::new(1_050);
+        let word = AtomicU64::new(1_950);
         let mut s = Session::new();
-        // The clock's candidate 1,000: a block to 1,099 at most, from 1,051.
-        assert_eq!(leased(&mut s, &word, 1_000, LEASE), 1_051);
-        assert_eq!(word.load(Ordering::Relaxed), 1_099);
-        // A word a block or more ahead: one value at a time.
+        // The clock's candidate 1,000, stale 1,000: a block to 2,000 at most,
+        // from 1,951.
+        assert_eq!(leased(&mut s, &word, 1_000, LEASE), 1_951);
+        assert_eq!(word.load(Ordering::Relaxed), 2_000);
+        // A word that far ahead or more: one value at a time.
         let word = AtomicU64::new(5_000);
         let mut t = Session::new();
         assert_eq!(leased(&mut t, &word, 1_000, LEASE), 5_001);
