@@ -84,7 +84,7 @@ pub fn register() {
           sequencer, for the rest of its transaction and while the clock has moved less than a \
           millisecond past them: concurrent sessions no longer contend for every key, and insert at \
           places of their own in an index. Every key stays unique and each session's increasing; keys \
-          of different sessions are ordered to within a millisecond and a block. Only the shared \
+          of different sessions are ordered to within 2 ms. Only the shared \
           sequencer leases. Superusers set it, for a role or a database (ALTER ROLE ... SET).",
         &CACHE,
         1,
