@@ -8,12 +8,14 @@ use pgrx::datum::{Interval, TimestampWithTimeZone, Uuid};
 use pgrx::prelude::*;
 use pgrx::{PgSqlErrorCode, PgTryBuilder};
 use uuid_ext_core::rng::ForkSafeRng;
-use uuid_ext_core::sequencer::{lead, Lease, Session, Stop};
+use uuid_ext_core::sequencer::lead::{self, Ceiling};
+use uuid_ext_core::sequencer::{Lease, Session, Stop};
 use uuid_ext_core::{timestamp, v6, v7};
 
 use crate::error;
 use crate::guc;
 use crate::now::clock_ns;
+use crate::sequencer::horizon::Limit;
 use crate::sequencer::{draw, horizon, shmem, watermark};
 
 /// This backend's generator state. PostgreSQL runs each backend in one
@@ -63,15 +65,28 @@ fn lease(size: u64, version: u8) -> Lease {
     }
 }
 
-/// `uuid_ext.cache` for a draw: leases come only from the shared word (a
-/// block of a process's own word given as the shared word's would repeat
-/// another session's keys).
-#[inline]
-fn cache_for(own_word: bool) -> u64 {
-    if own_word {
-        1
-    } else {
-        guc::cache()
+/// One attempt at a draw of `version` for `session` from `word`: leased
+/// under `uuid_ext.cache` when the word is the shared one (a block of a
+/// process's own word given as the shared word's would repeat another
+/// session's keys), else one value.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn draw_from<C: Ceiling>(
+    session: &mut Session,
+    word: &AtomicU64,
+    limit: &Limit,
+    ceiling: &C,
+    resets: u64,
+    candidate: u64,
+    max: u64,
+    version: u8,
+) -> Result<u64, Stop<horizon::WriteError>> {
+    match if limit.own_word() { 1 } else { guc::cache() } {
+        1 => session.next_in(word, limit, ceiling, resets, candidate, max),
+        size => {
+            let lease = lease(size, version);
+            session.next_leased(word, limit, ceiling, resets, candidate, max, lease)
+        }
     }
 }
 
@@ -120,27 +135,16 @@ fn next_v7() -> (u64, u64) {
             let floor = watermark::before_draw(now, resets, limit.own_word());
             let candidate = v7::candidate(now);
             let ceiling = draw::v7_ceiling(candidate, now);
-            let size = cache_for(limit.own_word());
-            let drawn = if size > 1 {
-                g.v7.next_leased(
-                    word,
-                    &limit,
-                    &ceiling,
-                    resets,
-                    candidate.max(floor),
-                    v7::MAX_WORD,
-                    lease(size, v7::VERSION),
-                )
-            } else {
-                g.v7.next_in(
-                    word,
-                    &limit,
-                    &ceiling,
-                    resets,
-                    candidate.max(floor),
-                    v7::MAX_WORD,
-                )
-            };
+            let drawn = draw_from(
+                &mut g.v7,
+                word,
+                &limit,
+                &ceiling,
+                resets,
+                candidate.max(floor),
+                v7::MAX_WORD,
+                v7::VERSION,
+            );
             match drawn {
                 Ok(word) => break word,
                 Err(Stop::Reset) => continue,
@@ -171,21 +175,16 @@ fn next_v6() -> (u64, u64) {
             let candidate = v6::candidate(now);
             let (word, limit) = draw::v6_word();
             let ceiling = draw::v6_ceiling(candidate, now);
-            let size = cache_for(limit.own_word());
-            let drawn = if size > 1 {
-                let lease = lease(size, v6::VERSION);
-                g.v6.next_leased(
-                    word,
-                    &limit,
-                    &ceiling,
-                    resets,
-                    candidate,
-                    v6::MAX_WORD,
-                    lease,
-                )
-            } else {
-                g.v6.next_in(word, &limit, &ceiling, resets, candidate, v6::MAX_WORD)
-            };
+            let drawn = draw_from(
+                &mut g.v6,
+                word,
+                &limit,
+                &ceiling,
+                resets,
+                candidate,
+                v6::MAX_WORD,
+                v6::VERSION,
+            );
             match drawn {
                 Ok(word) => break word,
                 Err(Stop::Reset) => continue,

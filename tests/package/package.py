@@ -713,18 +713,35 @@ def oci_config(layout, tag):
     fail(f"the image has no tag {tag}")
 
 
-def unpack_read_only(layout, tag, rootfs):
-    """The image's files at ROOTFS as a pod mounts them: root's, read-only."""
+def image_layout(t, name):
+    """The image of t.pg's major, its OCI archive unpacked into t's directory
+    `name`: (the layout, its tag)."""
+    archive, tag = image_of(t)
+    if not os.path.exists(archive):
+        fail(f"no image {archive}")
+    layout = t.path(name)
+    os.makedirs(layout)
+    with tarfile.open(archive) as tar:
+        tar.extractall(layout)
+    return layout, tag
+
+
+def unpack(layout, tag, rootfs):
+    """The files of the image TAG of an OCI layout, at ROOTFS (umoci)."""
     os.makedirs(os.path.dirname(rootfs), exist_ok=True)
     r = subprocess.run(["umoci", "raw", "unpack", "--rootless", "--image", f"{layout}:{tag}", rootfs],
                        capture_output=True, text=True)
     if r.returncode != 0:
         fail(f"umoci raw unpack {layout}:{tag}: {r.stderr}")
-    for d, dirs, files in os.walk(rootfs):
+
+
+def read_only(root):
+    """The files at ROOT as a pod mounts an image: root's, read-only."""
+    for d, dirs, files in os.walk(root):
         for p in [d, *(os.path.join(d, f) for f in files)]:
             os.chown(p, 0, 0)
             os.chmod(p, 0o555 if os.path.isdir(p) else 0o444)
-    os.chmod(os.path.dirname(rootfs), 0o755)
+    os.chmod(os.path.dirname(root), 0o755)
 
 
 IMAGE_LABELS = ("org.opencontainers.image.title", "org.opencontainers.image.version",
@@ -750,13 +767,7 @@ def image(t):
     t.need(t.host.root, "the image is unpacked as a pod mounts it, root's: needs root")
     at_or_above_floor(t)
     t.need(os.access(t.pg.tool("psql"), os.X_OK), f"PostgreSQL {t.pg.release} here has no psql")
-    archive, tag = image_of(t)
-    if not os.path.exists(archive):
-        fail(f"no image {archive}")
-    layout = t.path("oci")
-    os.makedirs(layout)
-    with tarfile.open(archive) as tar:
-        tar.extractall(layout)
+    layout, tag = image_layout(t, "oci")
     config, manifest = oci_config(layout, tag)
     labels = config.get("config", {}).get("Labels") or {}
     missing = [k for k in IMAGE_LABELS if not labels.get(k)]
@@ -765,7 +776,8 @@ def image(t):
             or manifest.get("annotations", {}).get("org.opencontainers.image.version") != crate_version():
         fail(f"the image's labels lack {missing} or name another major or version: {labels}")
     new_root = t.path("extensions", "uuid_ext")
-    unpack_read_only(layout, tag, new_root)
+    unpack(layout, tag, new_root)
+    read_only(new_root)
     files = sorted(os.path.relpath(os.path.join(d, f), new_root) for d, _, fs in os.walk(new_root) for f in fs)
     expected = sorted(["lib/uuid_ext.so", "licenses/uuid_ext/copyright",
                        *(os.path.join("share", "extension", f) for f in
@@ -785,9 +797,7 @@ def image(t):
         f.write(re.sub(r"default_version = '[^']*'", "default_version = '0.9.0'", control))
     old_root = t.path("old-extensions", "uuid_ext")
     shutil.copytree(old_stage, old_root)
-    for d, _, fs in os.walk(old_root):
-        for p in [d, *(os.path.join(d, f) for f in fs)]:
-            os.chmod(p, 0o555 if os.path.isdir(p) else 0o444)
+    read_only(old_root)
 
     def mounted(root):  # what the operator sets for an image at ROOT
         return (f"extension_control_path = '$system:{root}/share'", f"dynamic_library_path = '$libdir:{root}/lib'",
@@ -822,7 +832,7 @@ def image(t):
         if r.returncode != 0:
             fail(f"scripts/demo.sql with the image: {r.stdout[-2000:]}{r.stderr}")
         srv.stop()
-    ok(f"{os.path.basename(archive)} (tag {tag}, the operator's labels): unpacked read-only, a server of "
+    ok(f"{os.path.basename(image_of(t)[0])} (tag {tag}, the operator's labels): unpacked read-only, a server of "
        f"{t.pg.release} given only extension_control_path, dynamic_library_path and shared_preload_libraries, nothing "
        "of uuid_ext in its own directories: from the previous release's image (0.9.0, 1000 keys) to this one, ALTER "
        f"EXTENSION UPDATE to {crate_version()}, the shared sequencer and its horizon worker, 2000 keys in order; 12 "
@@ -889,15 +899,9 @@ def licences(t):
         found["the .deb's copyright"] = tar.extractfile(
             f"./usr/share/doc/postgresql-{t.pg.major}-uuid-ext/copyright").read().decode()
     if t.pg.major >= 18:
-        archive, tag = image_of(t)
-        layout = t.path("licences-oci")
-        with tarfile.open(archive) as tar:
-            tar.extractall(layout)
+        layout, tag = image_layout(t, "licences-oci")
         rootfs = t.path("licences-rootfs")
-        r = subprocess.run(["umoci", "raw", "unpack", "--rootless", "--image", f"{layout}:{tag}", rootfs],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            fail(f"umoci raw unpack: {r.stderr}")
+        unpack(layout, tag, rootfs)
         found["the image's /licenses/uuid_ext/copyright"] = open(
             os.path.join(rootfs, "licenses", "uuid_ext", "copyright")).read()
     crates, accepted = linked_crates(t.pg.major), accepted_licences()

@@ -306,11 +306,7 @@ impl Session {
         candidate: u64,
         max: u64,
     ) -> Result<u64, Stop<H::Error>> {
-        if seen != self.resets {
-            self.last = 0;
-            self.lease_last = 0;
-            self.resets = seen;
-        }
+        self.follow_resets(seen);
         let floor = candidate.max(self.last.checked_add(1).ok_or(Exhausted)?);
         let value = advance_seen(word, horizon, ceiling, seen, floor, max)?;
         self.last = value;
@@ -340,11 +336,7 @@ impl Session {
         max: u64,
         lease: Lease,
     ) -> Result<u64, Stop<H::Error>> {
-        if seen != self.resets {
-            self.last = 0;
-            self.lease_last = 0;
-            self.resets = seen;
-        }
+        self.follow_resets(seen);
         if self.last < self.lease_last
             && self.lease_epoch == lease.epoch
             && candidate <= (self.last + 1).saturating_add(lease.stale)
@@ -367,6 +359,17 @@ impl Session {
         self.lease_last = last;
         self.lease_epoch = lease.epoch;
         Ok(first)
+    }
+
+    /// A session that drew before the reset count `seen` forgets its last
+    /// value and its lease: a reset brought the word back.
+    #[inline(always)]
+    fn follow_resets(&mut self, seen: u64) {
+        if seen != self.resets {
+            self.last = 0;
+            self.lease_last = 0;
+            self.resets = seen;
+        }
     }
 
     /// Drops what is left of the lease: the next draw takes from the word.
