@@ -26,7 +26,7 @@ from pg import GENERATORS, fail, ok, parse, random_bits, wait_for, word
 from servers import finish
 
 SESSIONS = 4
-PER_SESSION = 250_000
+PER_SESSION = 100_000
 LOCK = 7_700_001
 
 
@@ -131,7 +131,7 @@ def main(t):
     if info != "shared":
         fail(f"uuid_ext_info() says sequencer = {info} on a preloaded cluster")
 
-    srv.q("DROP TABLE IF EXISTS par_src; CREATE TABLE par_src AS SELECT generate_series(1, 300000) AS n; "
+    srv.q("DROP TABLE IF EXISTS par_src; CREATE TABLE par_src AS SELECT generate_series(1, 100000) AS n; "
           "ALTER TABLE par_src SET (parallel_workers = 2); ANALYZE par_src")
     for v, gen in GENERATORS.items():
         print(f"-- UUIDv{v}: {gen}", flush=True)
