@@ -532,6 +532,23 @@ mod tests {
         assert_eq!(d, 5_003);
     }
 
+    /// Asserts that each thread's values strictly increase and that no value
+    /// was given twice; returns every value, sorted.
+    fn each_increasing_none_twice(values: &[Vec<u64>]) -> Vec<u64> {
+        for v in values {
+            assert!(
+                v.windows(2).all(|w| w[0] < w[1]),
+                "each thread strictly increasing"
+            );
+        }
+        let mut all: Vec<u64> = values.concat();
+        let n = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), n, "no value given twice");
+        all
+    }
+
     #[test]
     fn threads_on_one_word_never_share_a_value() {
         let word = AtomicU64::new(0);
@@ -549,17 +566,7 @@ mod tests {
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
-        for v in &values {
-            assert!(
-                v.windows(2).all(|w| w[0] < w[1]),
-                "each thread strictly increasing"
-            );
-        }
-        let mut all: Vec<u64> = values.concat();
-        let n = all.len();
-        all.sort_unstable();
-        all.dedup();
-        assert_eq!(all.len(), n, "no value given twice");
+        each_increasing_none_twice(&values);
     }
 
     const LEASE: Lease = Lease {
@@ -755,17 +762,7 @@ mod tests {
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
-        for v in &values {
-            assert!(
-                v.windows(2).all(|w| w[0] < w[1]),
-                "each thread strictly increasing"
-            );
-        }
-        let mut all: Vec<u64> = values.concat();
-        let n = all.len();
-        all.sort_unstable();
-        all.dedup();
-        assert_eq!(all.len(), n, "no value given twice");
+        let all = each_increasing_none_twice(&values);
         assert!(word.load(Ordering::Relaxed) >= *all.last().unwrap());
     }
 }
